@@ -1,0 +1,36 @@
+// Small string helpers used by every parser. No allocation unless the name says so.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace faultline::text {
+
+std::string_view trim(std::string_view s);
+std::string_view rtrim(std::string_view s);  // also strips '\r'
+bool istarts_with(std::string_view s, std::string_view prefix);
+bool icontains(std::string_view s, std::string_view needle);
+std::string to_lower(std::string_view s);
+std::vector<std::string_view> split(std::string_view s, char sep);
+std::vector<std::string_view> split_ws(std::string_view s);
+
+template <typename T>
+std::optional<T> to_int(std::string_view s, int base = 10) {
+  T v{};
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  auto [p, ec] = std::from_chars(b, e, v, base);
+  if (ec != std::errc{} || p != e) return std::nullopt;
+  return v;
+}
+
+// True when every byte sequence is valid UTF-8.
+bool valid_utf8(std::string_view s);
+// Replaces invalid UTF-8 sequences by U+FFFD so the text can go into JSON and SQLite TEXT.
+std::string sanitize_utf8(std::string_view s);
+
+}  // namespace faultline::text

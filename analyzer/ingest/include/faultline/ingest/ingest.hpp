@@ -1,0 +1,108 @@
+// ingest: streams the members of a bundle (directory, tar, tar.gz/xz/zst/bz2, zip, single
+// .gz/.zst/.xz files, archives nested in archives) without extracting anything to disk.
+//
+// Untrusted input is the normal case. Every limit below has a default and a CLI flag; whatever is
+// skipped or cut becomes a Warning naming the member, never a crash and never a silent loss.
+// Member paths are never used to open or write files: a path with "..", an absolute path, a
+// symlink, a hard link or a device file is reported and skipped.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "faultline/core/types.hpp"
+
+namespace faultline::ingest {
+
+struct Limits {
+  uint32_t max_depth = 4;                       // archives nested in archives
+  uint64_t max_members = 500'000;               // members in the whole bundle
+  uint64_t max_member_bytes = 4ULL << 30;       // uncompressed bytes of one member (then cut)
+  uint64_t max_total_bytes = 64ULL << 30;       // uncompressed bytes of the whole bundle
+  uint64_t max_ratio = 1000;                    // uncompressed/compressed bytes of one archive
+  uint64_t ratio_grace_bytes = 64ULL << 20;     // ratio is enforced only past this many bytes
+  uint32_t max_line_bytes = 1U << 20;           // longer lines are cut (LineChunker)
+};
+
+struct MemberInfo {
+  // Path inside the bundle. Members of nested archives are joined with "!/", e.g.
+  // "fleet/node07.tar.gz!/var/log/syslog". Always '/'-separated, never starting with '/'.
+  std::string path;
+  // Base name of the file the member came from when it was a compressed single file
+  // ("syslog.2.gz" -> path "…/syslog.2", compressed_name "syslog.2.gz"); empty otherwise.
+  std::string compressed_name;
+  // Names of the archives this member was nested in, outermost first ("" for the top level).
+  std::vector<std::string> archives;
+  int64_t size_hint = -1;  // declared uncompressed size, -1 when unknown
+  int64_t mtime = 0;       // seconds since epoch as stored, 0 when unknown
+};
+
+// Reads the current member's bytes. Valid only inside Visitor::member.
+class MemberReader {
+ public:
+  virtual ~MemberReader() = default;
+  // Up to n bytes into buf; 0 at the end of the member (or when a limit cut it: see truncated()).
+  virtual size_t read(char* buf, size_t n) = 0;
+  // True when the member was cut (size limit, total limit, ratio limit, archive damage).
+  [[nodiscard]] virtual bool truncated() const = 0;
+};
+
+class Visitor {
+ public:
+  virtual ~Visitor() = default;
+  // One regular member. The visitor may read all, part or nothing of it.
+  virtual void member(const MemberInfo& info, MemberReader& reader) = 0;
+  virtual void warning(const Warning& w) = 0;
+};
+
+enum class Status {
+  ok = 0,          // read (possibly with warnings)
+  unreadable = 3,  // not a directory, not an archive, not text: exit code 3
+};
+
+struct Result {
+  Status status = Status::ok;
+  std::string message;       // for unreadable: names the file and the problem
+  std::string sha256;        // of the bundle file; of the sorted member list for a directory
+  uint64_t size = 0;         // bytes of the bundle file (sum of file sizes for a directory)
+  uint64_t members = 0;      // regular members handed to the visitor
+  uint64_t bytes = 0;        // uncompressed bytes handed to the visitor
+  uint64_t warnings = 0;
+};
+
+// Walks a bundle given as a path (file or directory).
+Result walk(const std::filesystem::path& bundle, const Limits& limits, Visitor& visitor);
+
+// Walks a bundle held in memory (used by fuzzing and by tests); `name` is its file name.
+Result walk_memory(std::string_view data, std::string_view name, const Limits& limits,
+                   Visitor& visitor);
+
+// Splits a member into chunks of complete lines, so that a scanner can work on whole-line chunks
+// and parsers on single lines. Lines longer than max_line_bytes are cut at that length (the rest
+// of the line is dropped and counted).
+class LineChunker {
+ public:
+  struct Stats {
+    uint64_t bytes = 0;
+    uint32_t lines = 0;
+    uint32_t long_lines = 0;  // lines cut at max_line_bytes
+    bool binary = false;      // a NUL byte was seen in the first 64 KiB
+  };
+  // chunk: text of one or more complete lines, each ending in '\n' (the last line of the member may
+  // lack it); first_line: 1-based number of the chunk's first line; offset: byte offset of the
+  // chunk's first byte in the member. The callback may return false to stop reading.
+  using ChunkFn =
+      std::function<bool(std::string_view chunk, uint32_t first_line, uint64_t offset)>;
+  explicit LineChunker(uint32_t max_line_bytes, size_t chunk_bytes = 1U << 20);
+  Stats run(MemberReader& reader, const ChunkFn& fn);
+
+ private:
+  uint32_t max_line_;
+  size_t chunk_bytes_;
+};
+
+}  // namespace faultline::ingest

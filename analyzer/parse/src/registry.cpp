@@ -1,0 +1,69 @@
+#include <algorithm>
+
+#include "faultline/parse/parser.hpp"
+#include "faultline/parse/registry_detail.hpp"
+
+namespace faultline::parse {
+
+namespace {
+const std::vector<detail::Entry>& table() {
+  static const std::vector<detail::Entry> t = [] {
+    std::vector<detail::Entry> v;
+    detail::register_log_parsers(v);
+    detail::register_output_parsers(v);
+    return v;
+  }();
+  return t;
+}
+
+class CollectSink final : public Sink {
+ public:
+  explicit CollectSink(ParseResult& r) : r_(r) {}
+  void event(const Event& e) override { r_.events.emplace_back(e); }
+  void fact(const Fact& f) override { r_.facts.push_back(f); }
+  void malformed(const LineCtx& ctx, std::string_view why) override {
+    ++r_.malformed;
+    r_.malformed_reasons.push_back(std::to_string(ctx.line) + ": " + std::string(why));
+  }
+
+ private:
+  ParseResult& r_;
+};
+}  // namespace
+
+std::unique_ptr<Parser> make_parser(std::string_view kind, std::string_view path) {
+  for (const auto& e : table())
+    if (e.kind == kind) return e.make(path);
+  return nullptr;
+}
+
+std::vector<std::string> parser_kinds() {
+  std::vector<std::string> out;
+  for (const auto& e : table()) out.push_back(e.kind);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ParseResult parse_text(std::string_view kind, std::string_view text, std::string_view path) {
+  ParseResult r;
+  auto p = make_parser(kind, path);
+  if (!p) return r;
+  CollectSink sink(r);
+  uint64_t off = 0;
+  uint32_t n = 0;
+  while (off < text.size()) {
+    size_t end = text.find('\n', off);
+    const bool last = end == std::string_view::npos;
+    if (last) end = text.size();
+    std::string_view line = text.substr(off, end - off);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++n;
+    p->line(line, LineCtx{n, off}, sink);
+    off = last ? text.size() : end + 1;
+  }
+  p->finish(sink);
+  r.lines = n;
+  return r;
+}
+
+}  // namespace faultline::parse

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs what faultline needs to build and test, from Debian 12 packages only.
+# Does nothing when everything is already there. Run as root (or with sudo available).
+set -eu
+
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+case "$arch" in
+  amd64) hs=libhyperscan-dev ;;
+  *) hs=libvectorscan-dev ;;   # API-compatible fork for arm64 (Ascend hosts are often aarch64)
+esac
+
+pkgs="build-essential cmake pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
+catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
+python3 sqlite3"
+
+missing=""
+for p in $pkgs; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -n "$missing" ]; then
+  echo "faultline: installing:$missing" >&2
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

@@ -1,0 +1,59 @@
+#include <catch2/catch.hpp>
+
+#include "faultline/core/sha256.hpp"
+#include "faultline/core/text.hpp"
+#include "faultline/core/time.hpp"
+#include "faultline/core/types.hpp"
+
+using namespace faultline;
+
+TEST_CASE("sha256 matches the FIPS 180-4 test vectors") {
+  CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  // streaming in odd pieces gives the same digest
+  Sha256 h;
+  const std::string s(1000, 'a');
+  for (size_t i = 0; i < s.size(); i += 7) h.update(std::string_view(s).substr(i, 7));
+  CHECK(h.hex() == sha256_hex(s));
+}
+
+TEST_CASE("civil time round trips and formats as UTC") {
+  // host_kernel.log line of the real asys bundle: [2025-05-07-19:54:27.371626] is UTC
+  const int64_t ns = civil_to_ns(2025, 5, 7, 19, 54, 27, 371626000);
+  CHECK(format_utc(ns) == "2025-05-07T19:54:27.371626Z");
+  // epoch payload time=1746674705.163997783s of the device slog is 2025-05-08 03:25:05 UTC
+  CHECK(format_utc(1746674705LL * 1'000'000'000) == "2025-05-08T03:25:05.000000Z");
+  const Civil c = ns_to_civil(civil_to_ns(2024, 2, 29, 23, 59, 59, 1));
+  CHECK(c.year == 2024);
+  CHECK(c.month == 2);
+  CHECK(c.day == 29);
+  CHECK(civil_to_ns(1970, 1, 1, 0, 0, 0, 0) == 0);
+}
+
+TEST_CASE("zones as Ascend hosts print them") {
+  CHECK(parse_zone("+0800") == 8 * 3600);
+  CHECK(parse_zone("-05:30") == -(5 * 3600 + 1800));
+  CHECK(parse_zone("CST") == 8 * 3600);
+  CHECK(parse_zone("UTC") == 0);
+  CHECK_FALSE(parse_zone("nonsense").has_value());
+  CHECK(month_from_abbrev("May") == 5);
+  CHECK(month_from_abbrev("dec") == 12);
+}
+
+TEST_CASE("severity spellings of plog, kernel and install logs") {
+  CHECK(severity_from("ERROR") == Severity::error);
+  CHECK(severity_from("WARN") == Severity::warning);
+  CHECK(severity_from("EVENT") == Severity::info);
+  CHECK(severity_from("NOTICE") == Severity::notice);
+  CHECK_FALSE(severity_from("bogus").has_value());
+}
+
+TEST_CASE("utf-8 validation and repair") {
+  CHECK(text::valid_utf8("驱动升级后未重启"));
+  CHECK_FALSE(text::valid_utf8(std::string("ab\xff\xfe", 4)));
+  CHECK(text::sanitize_utf8(std::string("a\xffz", 3)) == "a\xEF\xBF\xBDz");
+  CHECK(text::trim("  x \r") == "x");
+  CHECK(text::split_ws("  a  b\tc ").size() == 3);
+}
