@@ -175,6 +175,10 @@ Binding Evaluator::bind_fact(const FactRow& f, const std::string& star) {
   b.fields["value"] = f.value;
   b.fields["name"] = f.name;
   b.fields["star"] = star;
+  b.fields["key"] = star.substr(std::min(star.find_first_not_of('-'), star.size()));
+  if (f.name.rfind("fs.", 0) == 0) b.fields["path"] = f.name.substr(3);
+  if (f.name.rfind("mount.", 0) == 0) b.fields["mountpoint"] = f.name.substr(6);
+  if (f.value.rfind("symlink:", 0) == 0) b.fields["target"] = f.value.substr(8);
   b.fields["member"] = f.member;
   b.fields["line"] = std::to_string(f.line);
   if (auto w = fact_time(f)) {
@@ -848,7 +852,9 @@ Result Evaluator::eval_leaf(const Node& n, const std::vector<Env>& in) {
   for (const auto& env : in) {
     auto ms = leaf_matches(n, env, r.notes);
     const int count = static_cast<int>(ms.size());
-    if (count < n.min_count || (n.max_count >= 0 && count > n.max_count) || ms.empty()) continue;
+    const bool counted = n.type == Node::Type::hit || n.type == Node::Type::fact;
+    if (ms.empty() || (counted && (count < n.min_count || (n.max_count >= 0 && count > n.max_count))))
+      continue;
     for (const auto& m : ms)
       if (m.binding.fields.count("_uncertain") == 0) uncertain_all = false;
     if (!n.bind.empty()) {
@@ -907,15 +913,40 @@ Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
       break;
     }
     case Node::Type::any: {
-      double best = 0, best_max = 0, sum = 0, sum_max = 0;
+      if (n.any_sum) {
+        // Corroboration: children seen in turn, like an `all` whose children are all optional,
+        // so that items bound by one child stay visible to the next and to the summary.
+        std::vector<Env> envs = in;
+        for (const auto& c : n.children) {
+          Result cr = eval(c, envs);
+          r.max += cr.max;
+          if (cr.matched) {
+            r.matched = true;
+            r.score += cr.score;
+            envs = std::move(cr.envs);
+            r.notes.insert(r.notes.end(), cr.notes.begin(), cr.notes.end());
+          } else {
+            r.missing.insert(r.missing.end(), cr.missing.begin(), cr.missing.end());
+          }
+        }
+        if (r.matched) {
+          r.envs = std::move(envs);
+        } else if (!n.label.empty()) {
+          r.missing = {n.label};
+        } else {
+          std::string s;
+          for (const auto& m : r.missing) s += (s.empty() ? "" : " or ") + m;
+          r.missing = {s};
+        }
+        break;
+      }
+      double best = 0, best_max = 0;
       std::vector<std::string> miss;
       for (const auto& c : n.children) {
         Result cr = eval(c, in);
-        sum_max += cr.max;
         best_max = std::max(best_max, cr.max);
         if (cr.matched) {
           r.matched = true;
-          sum += cr.score;
           best = std::max(best, cr.score);
           r.notes.insert(r.notes.end(), cr.notes.begin(), cr.notes.end());
           for (auto& e : cr.envs)
@@ -924,8 +955,8 @@ Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
           miss.insert(miss.end(), cr.missing.begin(), cr.missing.end());
         }
       }
-      r.score = n.any_sum ? sum : best;
-      r.max = n.any_sum ? sum_max : best_max;
+      r.score = best;
+      r.max = best_max;
       if (!r.matched) {
         if (!n.label.empty()) {
           r.missing.push_back(n.label);
@@ -934,8 +965,6 @@ Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
           for (const auto& m : miss) s += (s.empty() ? "" : " or ") + m;
           r.missing.push_back(s);
         }
-      } else if (n.any_sum) {
-        r.missing = miss;  // corroborating evidence that was not found
       }
       break;
     }

@@ -14,7 +14,27 @@ bool name_char(char c) {
   return name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '*' || c == '/' || c == '-';
 }
 
-// Calls fn(kind, text): kind 0 = literal text, 1 = placeholder name, 2 = problem.
+// Placeholder body: alternatives separated by '|', each a name or "=literal"; the first is a name.
+bool valid_body(std::string_view b) {
+  if (b.empty() || !name_start(b[0])) return false;
+  size_t i = 0;
+  while (i <= b.size()) {
+    size_t j = b.find('|', i);
+    if (j == std::string_view::npos) j = b.size();
+    const std::string_view alt = b.substr(i, j - i);
+    if (!alt.empty() && alt[0] == '=') {
+      if (alt.find_first_of("{}") != std::string_view::npos) return false;
+    } else {
+      if (alt.empty() || !name_start(alt[0])) return false;
+      for (char c : alt)
+        if (!name_char(c)) return false;
+    }
+    i = j + 1;
+  }
+  return true;
+}
+
+// Calls fn(kind, text): kind 0 = literal text, 1 = placeholder body.
 template <typename Fn>
 void scan(std::string_view s, Fn&& fn) {
   size_t i = 0;
@@ -27,16 +47,15 @@ void scan(std::string_view s, Fn&& fn) {
     } else if (c == '}' && i + 1 < s.size() && s[i + 1] == '}') {
       lit.push_back('}');
       i += 2;
-    } else if (c == '{' && i + 1 < s.size() && name_start(s[i + 1])) {
-      size_t j = i + 1;
-      while (j < s.size() && name_char(s[j])) ++j;
-      if (j < s.size() && s[j] == '}') {
+    } else if (c == '{') {
+      const size_t j = s.find_first_of("{}", i + 1);
+      if (j != std::string_view::npos && s[j] == '}' && valid_body(s.substr(i + 1, j - i - 1))) {
         if (!lit.empty()) fn(0, lit);
         lit.clear();
         fn(1, std::string(s.substr(i + 1, j - i - 1)));
         i = j + 1;
       } else {
-        lit.push_back(c);  // a regex quantifier or literal brace: not a placeholder
+        lit.push_back(c);  // a regex quantifier or a literal brace: not a placeholder
         ++i;
       }
     } else {
@@ -45,6 +64,19 @@ void scan(std::string_view s, Fn&& fn) {
     }
   }
   if (!lit.empty()) fn(0, lit);
+}
+
+// Alternatives of a placeholder body.
+std::vector<std::string> alternatives(const std::string& body) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= body.size()) {
+    size_t j = body.find('|', i);
+    if (j == std::string::npos) j = body.size();
+    out.push_back(body.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
 }
 
 const char* const kFactRoots[] = {"driver", "firmware", "cann",  "torch",   "torch_npu", "torchvision",
@@ -57,7 +89,9 @@ const char* const kFactRoots[] = {"driver", "firmware", "cann",  "torch",   "tor
 std::vector<std::string> placeholders(std::string_view s) {
   std::vector<std::string> out;
   scan(s, [&](int kind, const std::string& t) {
-    if (kind == 1) out.push_back(t);
+    if (kind != 1) return;
+    for (const auto& a : alternatives(t))
+      if (!a.empty() && a[0] != '=') out.push_back(a);
   });
   return out;
 }
@@ -73,31 +107,24 @@ std::string strip_placeholders(std::string_view s) {
 std::vector<std::string> template_problems(std::string_view s, const std::set<std::string>& binds,
                                            const std::vector<std::string>& signatures) {
   std::vector<std::string> out;
-  // Braces that are neither a placeholder nor doubled.
-  int depth = 0;
+  // Every single brace must open or close a valid placeholder.
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '{' && i + 1 < s.size() && s[i + 1] == '{') {
+    if ((s[i] == '{' || s[i] == '}') && i + 1 < s.size() && s[i + 1] == s[i]) {
       ++i;
       continue;
     }
-    if (s[i] == '}' && i + 1 < s.size() && s[i + 1] == '}') {
-      ++i;
-      continue;
-    }
-    if (s[i] == '{') {
-      if (depth > 0) out.push_back("nested '{'");
-      ++depth;
-      size_t j = i + 1;
-      while (j < s.size() && name_char(s[j])) ++j;
-      if (j == i + 1 || j >= s.size() || s[j] != '}' || !name_start(s[i + 1]))
+    if (s[i] == '}') {
+      out.push_back("'}' without '{' at offset " + std::to_string(i));
+    } else if (s[i] == '{') {
+      const size_t j = s.find_first_of("{}", i + 1);
+      if (j == std::string_view::npos || s[j] != '}' || !valid_body(s.substr(i + 1, j - i - 1))) {
         out.push_back("bad placeholder at offset " + std::to_string(i) +
-                      " (expected {name} with letters, digits, _ . * / -)");
-    } else if (s[i] == '}') {
-      if (depth == 0) out.push_back("'}' without '{' at offset " + std::to_string(i));
-      depth = std::max(0, depth - 1);
+                      " (expected {name}, {name|other}, {name|=text})");
+        continue;
+      }
+      i = j;
     }
   }
-  if (depth > 0) out.push_back("unclosed '{'");
   for (const auto& name : placeholders(s)) {
     if (name == "host") continue;
     const std::string root = name.substr(0, name.find('.'));
@@ -124,7 +151,15 @@ std::string substitute(std::string_view s,
       out += t;
       return;
     }
-    auto v = lookup(t);
+    std::optional<std::string> v;
+    for (const auto& a : alternatives(t)) {
+      if (!a.empty() && a[0] == '=') {
+        v = a.substr(1);
+        break;
+      }
+      v = lookup(a);
+      if (v) break;
+    }
     const std::string val = v ? *v : std::string(missing);
     out += escape ? regex_escape(val) : val;
   });

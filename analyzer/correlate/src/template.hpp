@@ -1,5 +1,7 @@
 // Summary templates and placeholders: "{driver.version.loaded}", "{svm.map_va_not_fixed.vm_end}",
-// "{link.value}" (a bound item), "{host}". "{{" and "}}" stand for literal braces.
+// "{link.value}" (a bound item), "{host}"; fallbacks "{c.cann|cann.version.installed|=unknown}"
+// (first alternative that resolves; "=text" is literal). "{{" and "}}" stand for literal braces.
+// Text in braces that is not a valid placeholder (a regex quantifier such as {2,5}) stays as is.
 #pragma once
 
 #include <functional>
@@ -11,7 +13,7 @@
 
 namespace faultline::correlate::detail {
 
-// Placeholder names in order of appearance.
+// Placeholder names (every name alternative) in order of appearance.
 std::vector<std::string> placeholders(std::string_view s);
 bool has_placeholder(std::string_view s);
 // Every placeholder replaced by "x" (to check a regex that holds placeholders).
