@@ -64,8 +64,8 @@ struct TRow {
 };
 
 int role_order(const std::string& r) {
-  if (r == "cause") return 0;
-  if (r == "first_failure") return 1;
+  if (r == "first_failure") return 0;
+  if (r == "cause") return 1;
   if (r == "observation") return 2;
   return 3;
 }
@@ -88,7 +88,8 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
       r.text = e.text;
       r.signature = e.signature;
       r.finding = f.d->id;
-      r.role = cause ? "cause" : "observation";
+      // Host facts (boot time, zone) are reference points of a cause, not the cause itself.
+      r.role = cause ? (e.fact.rfind("host.", 0) == 0 ? "context" : "cause") : "observation";
       rows.push_back(std::move(r));
       cited.insert({e.member_id, e.line});
     }
@@ -110,6 +111,38 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
     if (it == first.end() || earlier(rows[i], rows[it->second])) first[rows[i].host] = i;
   }
   for (const auto& [host, idx] : first) rows[idx].role = "first_failure";
+  // One row per line: when a line is evidence of several findings (an `Unknown symbol` line is
+  // both a symptom and proof of its cause), keep first_failure, else cause, else observation.
+  {
+    std::map<std::pair<int64_t, int64_t>, size_t> keep;
+    std::vector<bool> drop(rows.size(), false);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].member_id <= 0 || rows[i].line <= 0) continue;
+      const auto key = std::make_pair(rows[i].member_id, rows[i].line);
+      auto it = keep.find(key);
+      if (it == keep.end()) {
+        keep[key] = i;
+        continue;
+      }
+      const size_t j = it->second;
+      if (role_order(rows[i].role) < role_order(rows[j].role)) {
+        drop[j] = true;
+        it->second = i;
+      } else {
+        drop[i] = true;
+      }
+    }
+    std::map<std::string, size_t> remap;
+    std::vector<TRow> kept;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (drop[i]) continue;
+      for (auto& [host, idx] : first)
+        if (idx == i) remap[host] = kept.size();
+      kept.push_back(std::move(rows[i]));
+    }
+    rows = std::move(kept);
+    first = std::move(remap);
+  }
   // Context: warnings and errors around each host's first failure.
   for (const auto& [host, idx] : first) {
     if (!rows[idx].t) continue;
@@ -278,11 +311,28 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules) 
         f.summary = ev.fill(d.summary, o.env);
         f.missing = o.missing;
         for (const auto& n : o.notes) f.missing.push_back("uncertain: " + n);
+        // One row per cited line: a fact and a hit on the same line become one row with both.
+        std::map<std::pair<int64_t, int64_t>, size_t> seen;
         for (size_t idx : o.evidence) {
+          const Evidence& e = ev.pool()[idx];
+          const auto key = std::make_pair(e.member_id, e.line);
+          if (e.member_id > 0 && e.line > 0) {
+            auto it = seen.find(key);
+            if (it != seen.end()) {
+              Evidence& prev = f.evidence[it->second];
+              if (prev.signature.empty()) prev.signature = e.signature;
+              if (prev.fact.empty()) prev.fact = e.fact;
+              if (!e.signature.empty() && e.time_ns) {  // a hit's own time beats a derived one
+                prev.time_ns = e.time_ns;
+                prev.time_quality = e.time_quality;
+              }
+              continue;
+            }
+          }
           if (f.evidence.size() >= kMaxEvidence) break;
-          f.evidence.push_back(ev.pool()[idx]);
-          const auto& t = ev.pool()[idx].time_ns;
-          if (t && (!f.earliest || *t < *f.earliest)) f.earliest = t;
+          seen[key] = f.evidence.size();
+          f.evidence.push_back(e);
+          if (e.time_ns && (!f.earliest || *e.time_ns < *f.earliest)) f.earliest = e.time_ns;
         }
         if (d.kind == "symptom") observed.insert(d.id);
         drafts.push_back(std::move(f));

@@ -492,16 +492,17 @@ std::vector<Evaluator::Match> Evaluator::m_compat(const Node& n, const Env& env,
   Binding b;
   std::set<std::string> known_key;
   for (size_t i = 0; i < cols.size(); ++i) b.fields[cols[i].name] = combos.front()[i];
-  for (const auto& c : cols) {
+  // What the table pairs the key value with, for every column of the table.
+  for (size_t ci = 0; ci < table.columns.size(); ++ci) {
     std::vector<std::string> expected;
     for (const auto& row : table.rows) {
       if (!cell_eq(row, key.index, kv)) continue;
-      const std::string cell = compat_norm(row[c.index]);
+      const std::string cell = compat_norm(row[ci]);
       if (std::find(expected.begin(), expected.end(), cell) == expected.end()) expected.push_back(cell);
     }
     std::string joined;
     for (const auto& e : expected) joined += (joined.empty() ? "" : " or ") + e;
-    b.fields["expected." + c.name] = joined.empty() ? "(not in the table)" : joined;
+    b.fields["expected." + table.columns[ci]] = joined.empty() ? "(not in the table)" : joined;
   }
   b.fields["value"] = kv;
   b.fields["table"] = table.name;
