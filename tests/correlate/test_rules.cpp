@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/correlate/version.hpp"
@@ -276,4 +278,22 @@ TEST_CASE("versions: normalisation and order", "[version]") {
   CHECK(compare_versions("2.5.1.post1.dev20250619", "2.5.1.post1") < 0);
   CHECK(compare_versions("25.0.rc1.1", "25.0.rc1") > 0);
   CHECK(compare_versions("20250619", "9") > 0);  // numbers of any length
+}
+
+TEST_CASE("the commented template of docs/diagnoses.md is a valid rule", "[rules][docs]") {
+  std::ifstream in(std::string(FAULTLINE_SOURCE_DIR) + "/docs/diagnoses.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  const size_t start = doc.find("```yaml\n");
+  REQUIRE(start != std::string::npos);
+  const size_t end = doc.find("```", start + 8);
+  const std::string yaml = doc.substr(start + 8, end - start - 8);
+  std::vector<RuleFile> rules;
+  for (auto& f : source_rules())
+    if (f.path != "diagnoses/driver.reboot_pending.yaml") rules.push_back(f);
+  rules.push_back({"diagnoses/driver.reboot_pending.yaml", yaml});
+  const auto problems = faultline::correlate::lint(rules, kBriefSignatures);
+  for (const auto& p : problems) INFO(p);
+  CHECK(problems.empty());
 }

@@ -285,7 +285,10 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules) 
     for (const auto& e : book.errors) msg += "\n  " + e;
     throw std::runtime_error(msg);
   }
-  auto data = detail::load_bundle(db, bundle_id);
+  std::set<std::string> sigs;
+  for (const auto& d : book.diagnoses)
+    for (const auto& s : detail::referenced_signatures(d)) sigs.insert(s);
+  auto data = detail::load_bundle(db, bundle_id, {sigs.begin(), sigs.end()});
   detail::LineSource lines(db);
 
   std::vector<Draft> drafts;

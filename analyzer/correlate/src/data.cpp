@@ -34,17 +34,20 @@ std::string first_line(std::string s) {
 
 }  // namespace
 
-std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id) {
+std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
+                                        const std::vector<std::string>& signatures) {
   auto data = std::make_unique<BundleData>();
   data->bundle_id = bundle_id;
-  {
+  if (!signatures.empty()) {
+    // A json_each() list keeps the statement fixed whatever the number of signatures.
     Stmt st(db,
             "SELECT h.id, h.signature, h.captures, e.id, e.host, COALESCE(m.path, ''), "
             "COALESCE(m.kind, ''), e.member_id, e.line, e.time_ns, e.time_quality, e.text, "
             "e.sev_rank FROM hits h JOIN events e ON e.id = h.event_id "
             "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ? "
+            "AND h.signature IN (SELECT value FROM json_each(?)) "
             "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, h.signature, h.id");
-    st.bind(1, bundle_id);
+    st.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
     while (st.step()) {
       HitRow h;
       h.hit_id = st.i64(0);

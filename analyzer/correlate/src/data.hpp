@@ -42,8 +42,10 @@ struct BundleData {
   std::vector<HostData> hosts;  // sorted by name
 };
 
-// Throws std::runtime_error on SQL errors.
-std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id);
+// Throws std::runtime_error on SQL errors. Only hits of `signatures` are read (the ones the
+// diagnoses refer to); an empty list reads none.
+std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
+                                        const std::vector<std::string>& signatures);
 
 // Text of line `line` (1-based) of a member, from member_text (plain or zstd) or the events
 // table; empty when the database does not hold it.
