@@ -80,7 +80,8 @@ Report load(sqlite3* db, int64_t bundle_id) {
             "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE "
             "bundle_id = ?1 UNION SELECT host FROM findings WHERE bundle_id = ?1");
     st.bind(1, bundle_id);
-    while (st.step()) hosts.insert(st.str(0));
+    while (st.step())
+      if (!st.str(0).empty()) hosts.insert(st.str(0));
     r.hosts.assign(hosts.begin(), hosts.end());
   }
   {
