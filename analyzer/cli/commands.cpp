@@ -252,10 +252,35 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   return 0;
 }
 
-int run_fleet(const FleetArgs& /*a*/, const CommonOptions& /*c*/) {
-  std::cerr << "faultline fleet: not available yet in this version; analyze each bundle with "
-               "`faultline analyze BUNDLE --db FILE` meanwhile\n";
-  return 2;
+int run_fleet(const FleetArgs& a, const CommonOptions& c) {
+  const auto fmt = format_or_throw(a.format);
+  const auto fail_on = finding_severity(a.fail_on);
+  app::Options o = app_options(c);
+  o.progress = isatty(STDERR_FILENO) != 0;
+  o.stats = a.stats;
+  std::vector<fs::path> inputs;
+  for (const auto& i : a.inputs) {
+    std::error_code ec;
+    if (!fs::exists(i, ec)) throw UsageError(i + ": no such file or directory");
+    inputs.emplace_back(i);
+  }
+  const auto bundles = app::expand_fleet_inputs(inputs);
+  if (bundles.empty()) throw UsageError("no bundles found in the inputs");
+  DbFile dbf(a.db);
+  auto db = store::Db::open(dbf.path());
+  const auto out = app::fleet(*db, bundles, o, a.jobs);
+  for (const auto& f : out.failures)
+    std::cerr << "faultline fleet: skipped " << f.bundle << ": " << f.message << "\n";
+  if (out.bundle_ids.empty()) {
+    std::cerr << "faultline fleet: no bundle could be read\n";
+    return 3;
+  }
+  write_output(a.output, report::render_fleet(db->handle(), out.bundle_ids, fmt));
+  if (fail_on) {
+    const auto worst = max_finding_severity(db->handle(), out.bundle_ids);
+    if (worst && *worst >= *fail_on) return 1;
+  }
+  return 0;
 }
 
 int run_report(const ReportArgs& a) {

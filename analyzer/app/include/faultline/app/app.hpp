@@ -35,6 +35,29 @@ struct Outcome {
 // Reads the bundle into db and correlates it.
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts);
 
+struct FleetOutcome {
+  std::vector<int64_t> bundle_ids;  // analysed bundles, in input order
+  struct Failure {
+    std::string bundle;
+    std::string message;
+  };
+  std::vector<Failure> failures;    // bundles that could not be read (the fleet goes on)
+};
+
+// The bundles named by the inputs: files as they are; a directory is itself a bundle when it holds
+// regular files or a single sub-directory, otherwise each of its entries is a bundle (a folder of
+// node bundles). Sorted by path.
+std::vector<std::filesystem::path> expand_fleet_inputs(const std::vector<std::filesystem::path>& in);
+
+// Analyses the bundles in parallel (jobs workers, each streaming into its own temporary database,
+// merged into db one at a time). A broken bundle becomes a warning row and a failure entry.
+FleetOutcome fleet(store::Db& db, const std::vector<std::filesystem::path>& bundles,
+                   const Options& opts, unsigned jobs);
+
+// Copies every row of the analysis database at `src` into db (ids renumbered), replacing a bundle
+// with the same sha256. Returns the new bundle ids.
+std::vector<int64_t> merge_database(store::Db& db, const std::filesystem::path& src);
+
 // Default cache directory for compiled rule databases ($XDG_CACHE_HOME/faultline or
 // ~/.cache/faultline; empty when neither can be used).
 std::filesystem::path default_cache_dir();
