@@ -1,0 +1,1338 @@
+#!/usr/bin/env python3
+"""Deterministic generator of the sample bundles under samples/.
+
+Every sample bundle in samples/ is the committed OUTPUT of this script: plain directory trees in
+the layouts of the official Ascend collectors (asys, npu_log_collect / ascend_bug_report,
+msnpureport, MindCluster FaultDiag), of scripts/faultline-collect, and of ad-hoc folders.
+The benign noise (thousands of INFO lines) is generated from the line shapes of real files
+(log-formats.md, corpus/real/asys-aicerror); the signal lines come from the seeds and
+log-formats.md.  Times, pids, host names and versions are derived from one model per host so
+that all files of a bundle agree (boot time vs install time vs log time, UTC vs local zones).
+
+Usage:
+  scripts/gen-sample-noise.py                 # (re)write every bundle in samples/
+  scripts/gen-sample-noise.py --only NAME     # one bundle
+  scripts/gen-sample-noise.py --check         # regenerate into a temp dir and diff with samples/
+Output is byte-for-byte reproducible (fixed seeds, no wall clock).
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = os.path.join(ROOT, "samples")
+
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+WDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+# --------------------------------------------------------------------------------------------
+# time helpers
+# --------------------------------------------------------------------------------------------
+def tz(hours: int) -> timezone:
+    return timezone(timedelta(hours=hours))
+
+
+def T(s: str, zone: timezone) -> datetime:
+    """'2026-05-28 10:20:05[.123456]' in the given zone."""
+    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in s else "%Y-%m-%d %H:%M:%S"
+    return datetime.strptime(s, fmt).replace(tzinfo=zone)
+
+
+def f_plog(d: datetime) -> str:  # 2025-05-08-09:56:18.522.534
+    return d.strftime("%Y-%m-%d-%H:%M:%S") + ".%03d.%03d" % (d.microsecond // 1000, d.microsecond % 1000)
+
+
+def f_17(d: datetime) -> str:  # 20250508095618528
+    return d.strftime("%Y%m%d%H%M%S") + "%03d" % (d.microsecond // 1000)
+
+
+def f_hk(d: datetime) -> str:  # [2025-05-07-19:54:27.371626] (UTC)
+    return "[" + d.astimezone(timezone.utc).strftime("%Y-%m-%d-%H:%M:%S") + ".%06d]" % d.microsecond
+
+
+def f_syslog(d: datetime) -> str:  # May  8 02:28:01
+    return "%s %2d %s" % (MONTHS[d.month - 1], d.day, d.strftime("%H:%M:%S"))
+
+
+def f_journal(d: datetime) -> str:  # short-iso: 2026-03-05T09:41:02+0800
+    return d.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def f_ctime(d: datetime) -> str:  # Thu May  8 02:28:01 2025
+    return "%s %s %2d %s %d" % (WDAYS[d.weekday()], MONTHS[d.month - 1], d.day, d.strftime("%H:%M:%S"), d.year)
+
+
+def f_inst(d: datetime) -> str:  # 2025-03-29 04:10:34
+    return d.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def f_date(d: datetime, zname: str) -> str:  # Thu May 28 11:05:12 CST 2026
+    return "%s %s %2d %s %s %d" % (WDAYS[d.weekday()], MONTHS[d.month - 1], d.day, d.strftime("%H:%M:%S"), zname, d.year)
+
+
+def f_rfc2822(d: datetime) -> str:  # Thu, 28 May 2026 11:05:12 +0800
+    return "%s, %02d %s %d %s %s" % (WDAYS[d.weekday()], d.day, MONTHS[d.month - 1], d.year, d.strftime("%H:%M:%S"), d.strftime("%z"))
+
+
+def epoch(d: datetime) -> int:
+    return int(d.timestamp())
+
+
+# --------------------------------------------------------------------------------------------
+# host model
+# --------------------------------------------------------------------------------------------
+@dataclass
+class Host:
+    name: str
+    zone: timezone
+    zname: str            # CST / UTC as printed by date
+    tzid: str             # Asia/Shanghai / Etc/UTC
+    boot: datetime        # aware
+    kernel: str           # uname -r
+    arch: str = "aarch64"
+    os_pretty: str = "Ubuntu 22.04.4 LTS"
+    npus: int = 8
+    card: str = "910B2"
+    hbm: int = 65536
+    bus: list = field(default_factory=lambda: ["0000:C1:00.0", "0000:C2:00.0", "0000:81:00.0", "0000:82:00.0",
+                                                 "0000:01:00.0", "0000:02:00.0", "0000:41:00.0", "0000:42:00.0"])
+    ip: str = "10.0.0.1"
+    kbuild: str = "#141-Ubuntu SMP Wed Jan 15 15:13:11 UTC 2026"
+
+    def up(self, d: datetime) -> float:
+        return (d - self.boot).total_seconds()
+
+    def local(self, d: datetime) -> datetime:
+        return d.astimezone(self.zone)
+
+    def dm(self, d: datetime) -> str:  # dmesg uptime prefix
+        return "[%12.6f]" % self.up(d)
+
+    def uname_a(self) -> str:
+        return "Linux %s %s %s %s %s %s GNU/Linux" % (self.name, self.kernel, self.kbuild, self.arch, self.arch, self.arch)
+
+
+class Files:
+    """Collects the files of one bundle, written at the end."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self.data: dict[str, bytes] = {}
+
+    def put(self, rel: str, content, mode: str = "w"):
+        if isinstance(content, list):
+            content = "\n".join(content) + ("\n" if content else "")
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        if mode == "a" and rel in self.data:
+            self.data[rel] += content
+        else:
+            self.data[rel] = content
+
+    def write(self):
+        for rel, b in sorted(self.data.items()):
+            p = os.path.join(self.root, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "wb") as fh:
+                fh.write(b)
+
+    def size(self) -> int:
+        return sum(len(b) for b in self.data.values())
+
+
+class Clock:
+    """Monotonic generator of increasing timestamps with random small gaps."""
+
+    def __init__(self, start: datetime, rng: random.Random):
+        self.t = start
+        self.rng = rng
+
+    def tick(self, lo_us: int = 3, hi_us: int = 900) -> datetime:
+        self.t += timedelta(microseconds=self.rng.randint(lo_us, hi_us))
+        return self.t
+
+    def jump(self, seconds: float) -> datetime:
+        self.t += timedelta(seconds=seconds)
+        return self.t
+
+
+# --------------------------------------------------------------------------------------------
+# CANN host plog noise (shapes from corpus/real asys run plog and log-formats.md §1, §8)
+# --------------------------------------------------------------------------------------------
+GE_ENGINES = ["AIcoreEngine", "VectorEngine", "DNN_VM_AICPU", "DNN_VM_AICPU_ASCEND", "DNN_HCCL", "DNN_VM_RTS",
+              "DNN_VM_GE_LOCAL", "DNN_VM_HOST_CPU", "DNN_VM_RTS_FFTS_PLUS", "ffts_plus", "dvpp_ops_kernel"]
+GE_SOS = ["libfe.so", "libaicpu_ascend_engine.so", "libaicpu_tf_engine.so", "libhcom_graph_adaptor.so",
+          "libge_local_engine.so", "librts_engine.so", "libhost_cpu_engine.so", "libffts.so"]
+ACL_STATS = ["ACL_STATISTICS_MALLOC_FREE_HOST", "ACL_STATISTICS_CREATE_DESTROY_TENSOR_DESC",
+             "ACL_STATISTICS_CREATE_DESTROY_DVPP_PIC_DESC", "ACL_STATISTICS_CREATE_DESTROY_MODEL_CONFIG",
+             "ACL_STATISTICS_CREATE_DESTROY_ALLOCATOR_DESC", "ACL_STATISTICS_CREATE_DESTROY_STREAM",
+             "ACL_STATISTICS_CREATE_DESTROY_EVENT", "ACL_STATISTICS_MALLOC_FREE"]
+
+
+def plog_hdr(level: str, mod: str, pid: int, pname: str, d: datetime) -> str:
+    return "[%s] %s(%d,%s):%s " % (level, mod, pid, pname, f_plog(d))
+
+
+def plog_init_noise(rng: random.Random, clk: Clock, pid: int, pname: str, cann_lib: str, dev: int,
+                    work: str, n_perf: int = 60) -> list:
+    """Process start: ATRACE/TDT/RUNTIME/ASCENDCL/GE/DRV INFO lines (run/plog)."""
+    out = []
+    h = lambda lv, m: plog_hdr(lv, m, pid, pname, clk.tick())  # noqa: E731
+    out.append(h("INFO", "ATRACE") + "[trace_attr.c:190](tid:%d) attr init success, timeout=0ms." % pid)
+    out.append(h("INFO", "ATRACE") + "[trace_recorder.c:52](tid:%d) get path by env ASCEND_WORK_PATH: %s" % (pid, work))
+    out.append(h("INFO", "ATRACE") + "[trace_recorder.c:123](tid:%d) use root path: %s" % (pid, work))
+    for k in (4, 6, 5, 0, 1, 2, 3):
+        out.append(h("INFO", "TDT") + "[package_worker_factory.cpp:40][RegisterPackageWorkerCreator][tid:%d] Register[%d] package worker creator success" % (pid, k))
+    out.append(h("INFO", "RUNTIME") + "[task_fail_callback_data_manager.cc:58] %d TaskFailCallBackManager: Constructor." % pid)
+    out.append(h("INFO", "HCCL") + "[adapter_rts.cc:2742] [%d][adapter_rts.cc][CallBackInitRts] g_deviceType [7] g_deviceLogicId [-1] g_devicePhyId [-1]" % pid)
+    clk.jump(rng.uniform(1.5, 3.5))
+    out.append(h("INFO", "ASCENDCL") + "[acl_resource_manager.cpp:132]%d GetRuntimeV2Env: runtime v2 flag : model flag = 1, singleOp flag = 1" % pid)
+    out.append(h("INFO", "GE") + "[op_tiling_manager.cc:109]%d ~FuncPerfScope:[GEPERFTRACE] The time cost of OpTilingManager::LoadSo is [%d] micro seconds." % (pid, rng.randint(300000, 480000)))
+    clk.jump(rng.uniform(0.4, 0.9))
+    out.append(h("INFO", "RUNTIME") + "[runtime_keeper.cc:149] %d CreateRuntimeImpl: Open libruntime_v100.so success" % pid)
+    out.append(h("INFO", "RUNTIME") + "[runtime.cc:5408] %d GetVisibleDevices: ASCEND_RT_VISIBLE_DEVICES param was not set" % pid)
+    out.append(h("INFO", "IDEDD") + "[adx_server_manager.cpp:203][tid:%d] Run Server(0) Process" % (pid + 31))
+    out.append(h("INFO", "DRV") + "[devmm_virt_interface.c:450][ascend][curpid:%d,%d][drv][devmm][devmm_ioctl_init_process]Init_process details. (hostpid=%d)" % (pid, pid, pid))
+    out.append(h("INFO", "TDT") + "[version_verify.cpp:36][SetVersionInfo][tid:%d] VersionVerify: send client version to server" % pid)
+    out.append(h("INFO", "TDT") + "[process_mode_manager.cpp:631][GetDeviceCheckCodeOnce][tid:%d] [TsdClient][deviceId=%d] [sessionId=1] wait package info respond" % (pid, dev))
+    out.append(h("INFO", "TDT") + "[version_verify.cpp:89][ParseVersionInfo][tid:%d] VersionVerify: pass client version info success" % pid)
+    out.append(h("INFO", "RUNTIME") + "[engine.cc:80] %d Engine: Constructor." % pid)
+    out.append(h("INFO", "GE") + "[ge_api.cc:264]%d GEInitializeImpl:[GEPERFTRACE] The time cost of GEInitialize::ManagerInitialize is [1] micro seconds." % pid)
+    for i in range(n_perf):
+        r = rng.random()
+        if r < 0.35:
+            out.append(h("INFO", "GE") + "[dnnengine_manager.cc:128]%d Initialize:[GEPERFTRACE] The time cost of DNNEngineManager::Initialize[%s] is [%d] micro seconds." % (pid, rng.choice(GE_ENGINES), rng.randint(0, 3)))
+        elif r < 0.6:
+            out.append(h("INFO", "GE") + "[dnnengine_manager.cc:41]%d ~InvokeFuncPerfRecorder:[GEPERFTRACE] The time cost of InvokeAll [%s] in [%s] is [%d] micro seconds." % (pid, rng.choice(["Initialize", "GetOpsKernelInfoStores", "GetGraphOptimizerObjs", "GetCompositeEngines", "GetFFTSPlusSwitch"]), rng.choice(GE_SOS), rng.randint(1, 900)))
+        elif r < 0.75:
+            so = rng.choice(["librts_engine.so", "libge_local_opskernel_builder.so", "libhcom_gradtune_opskernel_builder.so", "libaicpu_ascend_builder.so", "libfe.so"])
+            out.append(h("INFO", "GE") + "[plugin_manager.cc:769]%d LoadSoWithFlags:[GEPERFTRACE] The time cost of PluginManager::Dlopen[%s/lib64/plugin/opskernel/%s] is [%d] micro seconds." % (pid, cann_lib, so, rng.randint(900, 15000)))
+        elif r < 0.88:
+            out.append(h("INFO", "GE") + "[ops_kernel_manager.cc:176]%d InitOpsKernelInfo:[GEPERFTRACE] The time cost of InitOpsKernelInfo::GetAllOpsKernelInfo[%s] is [%d] micro seconds." % (pid, rng.choice(GE_ENGINES), rng.randint(5, 3000)))
+        else:
+            out.append(h("INFO", "DRV") + "[devmm_svm.c:113][ascend][curpid:%d,%d][drv][devmm][devmm_set_device_info]Device info. (double_pgtable_offset=17592186044416; support_host_pin_pre_register=0; support_host_mem_pool=0; is_support_giant_page=1)" % (pid, pid))
+    out.append(h("INFO", "GE") + "[ge_api.cc:335]%d GEInitializeImpl:[GEPERFTRACE] The time cost of InitializeExecutionRuntime is [%d] micro seconds." % (pid, rng.randint(10, 40)))
+    return out
+
+
+def plog_hccl_env(clk: Clock, pid: int, pname: str, exec_timeout: int = 1836) -> list:
+    h = lambda: plog_hdr("INFO", "HCCL", pid, pname, clk.tick(2, 40))  # noqa: E731
+    return [
+        h() + "[externalinput.cc:598] [%d][HCCL_ENV] HCCL_CONNECT_TIMEOUT set by default to [120]s" % pid,
+        h() + "[externalinput.cc:558] [%d][HCCL_ENV] HCCL_EXEC_TIMEOUT set by %s to [%d]s" % (pid, "default" if exec_timeout == 1836 else "environment", exec_timeout),
+        h() + "[externalinput.cc:865] [%d][HCCL_ENV] HCCL_IF_BASE_PORT set by default to [60000]" % pid,
+        h() + "[externalinput.cc:1250] [%d][HCCL_ENV] HCCL_RDMA_TIMEOUT set by default to [20]" % pid,
+        h() + "[externalinput.cc:1284] [%d][HCCL_ENV] HCCL_RDMA_RETRY_CNT set by default to [7]" % pid,
+    ]
+
+
+def plog_steady_noise(rng: random.Random, clk: Clock, pid: int, pname: str, n: int, step_s: float = 2.0) -> list:
+    """Repeating INFO lines while a process runs (memory stats, stream create/destroy)."""
+    out = []
+    for i in range(n):
+        clk.jump(rng.uniform(step_s * 0.3, step_s * 1.7))
+        r = rng.random()
+        d = clk.tick()
+        if r < 0.3:
+            out.append(plog_hdr("INFO", "ASCENDCL", pid, pname, d) + "[resource_statistics.cpp:113]%d TraverseStatistics: The ResourceType:%s, applyTotal = %d, applySucc = %d, releaseTotal = %d, releaseSucc = %d" % ((pid, rng.choice(ACL_STATS)) + (lambda a: (a, a, a - rng.randint(0, 2), a - rng.randint(0, 2)))(rng.randint(2, 900))))
+        elif r < 0.5:
+            out.append(plog_hdr("INFO", "DRV", pid, pname, d) + "[svm_mem_statistics.c:152][ascend][curpid:%d,%d][drv][devmm][_svm_mem_stats_show]%s dev0 Cached_size:%dBytes" % (pid, pid, rng.choice(["MEM_DEV_SMALL_DDR", "MEM_DEV_HUGE_DDR", "MEM_DEV_HUGE_HBM", "MEM_DEV_SMALL_HBM"]), 2097152 * rng.randint(1, 64)))
+        elif r < 0.7:
+            out.append(plog_hdr("INFO", "RUNTIME", pid, pname, d) + "[stream.cc:%d] %d %s: stream_id=%d, sq_id=%d, priority=0." % (rng.choice([428, 566]), pid, rng.choice(["Setup", "TearDown"]), rng.randint(2, 60), rng.randint(1, 40)))
+        elif r < 0.85:
+            out.append(plog_hdr("INFO", "GE", pid, pname, d) + "[graph_manager.cc:%d]%d %s:[GEPERFTRACE] The time cost of %s is [%d] micro seconds." % (rng.randint(900, 4000), pid, rng.choice(["AddGraph", "BuildGraph", "RunGraph"]), rng.choice(["GraphManager::OptimizeSubgraph", "GraphManager::PreRun", "GraphManager::BuildGraphForUnregisteredOp"]), rng.randint(100, 90000)))
+        else:
+            out.append(plog_hdr("INFO", "PROFILING", pid, pname, d) + "[prof_acl_mgr.cpp:%d] >>> (tid:%d) Profiling is not enabled, skip report." % (rng.randint(100, 999), pid))
+    return out
+
+
+def plog_finalize(clk: Clock, pid: int, pname: str) -> list:
+    out = []
+    for s in ACL_STATS[:5]:
+        out.append(plog_hdr("INFO", "ASCENDCL", pid, pname, clk.tick()) + "[resource_statistics.cpp:113]%d TraverseStatistics: The ResourceType:%s, applyTotal = 0, applySucc = 0, releaseTotal = 0, releaseSucc = 0" % (pid, s))
+    out.append(plog_hdr("INFO", "GE", pid, pname, clk.tick()) + "[execution_runtime.cc:88]%d FinalizeExecutionRuntime:Execution runtime finalized." % pid)
+    out.append(plog_hdr("INFO", "DRV", pid, pname, clk.tick()) + "[devmm_svm.c:2345][ascend][curpid:%d,%d][drv][devmm][drvMemDeviceCloseInner]DrvMemDeviceClose. (devid=0)" % (pid, pid))
+    out.append(plog_hdr("INFO", "TDT", pid, pname, clk.tick()) + "[process_mode_manager.cpp:161][Close][tid:%d] [TsdClient][logicDeviceId_=0]has recv close hccp and computer process respond" % pid)
+    return out
+
+
+def device_app_log(rng: random.Random, clk: Clock, dpid: int, hostpid: int, dev: int, n: int = 40) -> list:
+    """Host-side device-<hostpid>_*.log: aicpu_scheduler lines with device pids (§2.4)."""
+    h = lambda: "[INFO] CCECPU(%d,aicpu_scheduler):%s " % (dpid, f_plog(clk.tick(10, 4000)))  # noqa: E731
+    out = [h() + "[main.cpp:317][main][tid:%d] Start para. deviceId=%d, hostPid=%d, pidSign=000000000000000000000000000000000000000000000000, profilingMode=0, vfId=0, logLevel=3, ccecpulogLevel=-1, aicpulogLevel=-1, deviceMode=0, aicpuSchedMode=0, hostProcName=, grpNameNum=0, grpNameList=[]" % (dpid, dev, hostpid),
+           h() + "[aicpusd_interface_process.cpp:610][GetCurrentRunMode][tid:%d] Current aicpu mode is online (call from host)." % dpid,
+           h() + "[aicpusd_drv_manager.cpp:175][GetNormalAicpuInfo][tid:%d] aicpuBitMap[252], aicpuNum[6]." % dpid,
+           h() + "[aicpusd_drv_manager.cpp:581][CheckBindHostPid][tid:%d] Query process host pid end, ret=0, hostpid=%d, expect=%d, cpType=0" % (dpid, hostpid, hostpid),
+           h() + "[aicpusd_resource_manager.cpp:264][InitBufManager][tid:%d] Aicpu schedule SetBuffCfg successfully!" % dpid]
+    for i in range(n):
+        clk.jump(rng.uniform(5, 40))
+        out.append("[INFO] CCECPU(%d,aicpu_scheduler):%s [aicpusd_period_statistic.cpp:73][DoStatistic][tid:%d] DoStatistic running over" % (dpid, f_plog(clk.tick()), dpid + 18))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# host kernel: dmesg / host_kernel.log / syslog / journal
+# --------------------------------------------------------------------------------------------
+def kernel_boot_lines(h: Host, rng: random.Random, cpu="Kunpeng 920", mem_gb=1024) -> list:
+    """(uptime_seconds, text) for a plain aarch64 boot (no NPU driver yet)."""
+    L = []
+    t = 0.0
+    def add(txt, dt=0.000012):
+        nonlocal t
+        t += dt * rng.uniform(0.5, 1.5)
+        L.append((t, txt))
+    L.append((0.0, "Booting Linux on physical CPU 0x0000080000 [0x481fd010]"))
+    L.append((0.0, "Linux version %s (buildd@bos02-arm64-041) (aarch64-linux-gnu-gcc-12 (Ubuntu 12.3.0-1ubuntu1~22.04) 12.3.0, GNU ld (GNU Binutils for Ubuntu) 2.38) %s (Ubuntu %s)" % (h.kernel, h.kbuild, h.kernel.replace("-generic", ".8"))))
+    for s in ["efi: EFI v2.70 by EDK II", "efi: ACPI 2.0=0x2ffb0000 SMBIOS 3.0=0x2f940000 MEMATTR=0x2c4ab018 RNG=0x2ffb1f98 MEMRESERVE=0x2bfa3e98",
+              "random: crng init done", "secureboot: Secure boot disabled", "ACPI: Early table checksum verification disabled",
+              "ACPI: RSDP 0x000000002FFB0000 000024 (v02 HISI  )", "ACPI: SRAT 0x000000002F9C0000 0007D0 (v03 HISI   HIP08    00000000 HISI 20151124)",
+              "NUMA: NODE_DATA [mem 0x20ffffe600-0x20ffffffff]", "Zone ranges:", "  DMA      [mem 0x0000000000000000-0x00000000ffffffff]",
+              "  Normal   [mem 0x0000000100000000-0x000000a0ffffffff]", "psci: probing for conduit method from ACPI.", "psci: PSCIv1.1 detected in firmware.",
+              "percpu: Embedded 31 pages/cpu s86360 r8192 d32424 u126976", "Detected PIPT I-cache on CPU0", "CPU features: detected: Data cache clean to the PoU not required for I/D coherence",
+              "Built 4 zonelists, mobility grouping on.  Total pages: %d" % (mem_gb * 258000),
+              "Kernel command line: BOOT_IMAGE=/vmlinuz-%s root=/dev/mapper/ubuntu--vg-ubuntu--lv ro iommu.passthrough=1 default_hugepagesz=2M hugepagesz=2M hugepages=0" % h.kernel,
+              "Memory: %dK/%dK available (16640K kernel code, 4486K rwdata, 11592K rodata, 7040K init, 1109K bss, 4561228K reserved, 0K cma-reserved)" % (mem_gb * 1040000, mem_gb * 1048576),
+              "rcu: Hierarchical RCU implementation.", "GICv3: 640 SPIs implemented", "arch_timer: cp15 timer(s) running at 100.00MHz (phys).",
+              "Console: colour dummy device 80x25", "Calibrating delay loop (skipped), value calculated using timer frequency.. 200.00 BogoMIPS (lpj=400000)",
+              "smp: Bringing up secondary CPUs ...", "smp: Brought up 4 nodes, 192 CPUs", "devtmpfs: initialized",
+              "ACPI: PCI Root Bridge [PCI0] (domain 0000 [bus 00-3f])", "pci 0000:00:00.0: [19e5:a120] type 01 class 0x060400"]:
+        add(s, 0.03)
+    for b in h.bus[: h.npus]:
+        add("pci %s: [19e5:d802] type 00 class 0x120000" % b.lower(), 0.002)
+        add("pci %s: reg 0x10: [mem 0x%x-0x%x 64bit pref]" % (b.lower(), 0x80000000000 + rng.randint(1, 200) * 0x10000000, 0x80000000000 + rng.randint(201, 400) * 0x10000000), 0.0004)
+    for s in ["iommu: Default domain type: Passthrough (set via kernel command line)", "SCSI subsystem initialized", "NetLabel: Initializing",
+              "clocksource: Switched to clocksource arch_sys_counter", "NET: Registered PF_INET protocol family", "Trying to unpack rootfs image as initramfs...",
+              "Freeing initrd memory: 98304K", "Initialise system trusted keyrings", "Key type asymmetric registered", "Block layer SCSI generic (bsg) driver version 0.4 loaded (major 242)",
+              "ipmi_si IPI0001:00: IPMI kcs interface initialized", "hns3: Hisilicon Ethernet Network Driver for Hip08 Family - version", "megaraid_sas 0000:83:00.0: FW now in Ready state",
+              "EXT4-fs (dm-0): mounted filesystem with ordered data mode. Opts: (null). Quota mode: none.", "systemd[1]: systemd 249.11-0ubuntu3.12 running in system mode",
+              "systemd[1]: Detected architecture arm64.", "systemd[1]: Hostname set to <%s>." % h.name, "EXT4-fs (dm-0): re-mounted. Opts: (null). Quota mode: none.",
+              "hns3 0000:7d:00.0 enp125s0f0: link up", "IPv6: ADDRCONF(NETDEV_CHANGE): enp125s0f0: link becomes ready", "bridge: filtering via arp/ip/ip6tables is no longer available by default. Update your scripts to load br_netfilter if you need this.",
+              "Bridge firewalling registered", "Initializing XFRM netlink socket", "loop0: detected capacity change from 0 to 130960"]:
+        add(s, rng.uniform(0.05, 1.2))
+    return L
+
+
+ASCEND_MODS = ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "asdrv_trsbase", "ascend_adapter", "ascend_ub_drv",
+               "asdrv_dpa", "asdrv_vpc", "drv_pcie_host", "asdrv_vnic", "asdrv_vmng", "asdrv_fms", "asdrv_dms", "asdrv_esched",
+               "drv_pcie_hdc_host", "asdrv_svm", "asdrv_trs", "asdrv_queue", "asdrv_buff", "drv_vascend", "drv_vascend_stub",
+               "ts_agent", "asdrv_vvpc", "ascend_soc_platform", "drv_dvpp_cmdlist"]
+
+
+def ascend_load_lines(h: Host, rng: random.Random, t0: float, ring: bool) -> list:
+    """Driver insmod at boot: (uptime, text). ring=True -> host_kernel.log style (with [INFO])."""
+    L = []
+    t = t0
+    def add(mod, lvl, func, line, task, msg, dt=0.0002):
+        nonlocal t
+        t += dt * rng.uniform(0.5, 1.5)
+        if ring:
+            L.append((t, "[ascend] [%s] [%s] [%s %d] <%s> %s" % (mod, lvl, func, line, task, msg)))
+        else:
+            L.append((t, "[ascend] [%s] [%s %d] <%s> %s" % (mod, func, line, task, msg)))
+    add("uda", "INFO", "uda_host_ns_init_work", 125, "kworker/4:1:231:231:4", "Ns info. (ns=ffff968e9f409780; init.task ns=ffff968e9f409780)")
+    add("drv_pcie", "INFO", "devdrv_init_module", 2338, "systemd-udevd:694:694", 'Insmod host driver. (type="normal", product="dc", driver_name="devdrv_device_driver")', 0.02)
+    add("drv_pcie", "INFO", "devdrv_init_dev_num", 2261, "systemd-udevd:694:694", "Findout total device. (dev_num=%d)" % h.npus)
+    for i, b in enumerate(h.bus[: h.npus]):
+        add("drv_pcie", "INFO", "devdrv_probe", 1719, "kworker/%d:1:%d" % (i, 300 + i), "Probe device. (bdf=%s; dev_id=%d)" % (b.lower(), i), 0.01)
+    for i in range(h.npus):
+        add("devdrv", "INFO", "devdrv_manager_device_ready_info", 4405, "kworker/%d:3:%d,%d" % (i, 650 + i, 650 + i), "Initialize chip info. (chip_name=6529; chip_version=1; nominal_osc_freq=50000000)", rng.uniform(5, 9))
+        add("devdrv", "INFO", "devdrv_manager_device_ready_info", 4363, "kworker/%d:3:%d,%d" % (i, 650 + i, 650 + i), "Set aicore bitmap. (devid=%d; aicore_num=24; bitmap=ffffff; ret=0)" % i)
+        add("hdcdrv", "INFO", "hdcdrv_set_device_para", 3679, "kworker/%d:3:%d" % (i, 650 + i), "Set normal chan number ok.(dev_id=%d; normal_chan_num=1)" % i)
+        add("trs_drv", "INFO", "trs_set_ts_status", 42, "kworker/%d:3:%d:2" % (i, 650 + i), "Set ts status success. (devid=%d; tsid=0; status=1)" % i)
+    return L
+
+
+def devmm_proc_lines(pid: int, comm: str, devs, ring: bool, open_=True) -> list:
+    out = []
+    for d in devs:
+        if open_:
+            msg = ("devmm", "devmm_ioctl_open_device", 2115, "<%s:%d,%d> Open logical_device. (logical_devid=%d; phyid=%d; vfid=0; hostpid=%d)" % (comm, pid, pid, d, d, pid))
+        else:
+            msg = ("devmm", "devmm_ioctl_close_device", 2201, "<%s:%d,%d> Close logical_device. (logical_devid=%d; phyid=%d; vfid=0; hostpid=%d; devpid=%d)" % (comm, pid, pid, d, d, pid, 3000 + d * 7))
+        if ring:
+            out.append("[ascend] [%s] [INFO] [%s %d] %s" % msg)
+        else:
+            out.append("[ascend] [%s] [%s %d] %s" % msg)
+    return out
+
+
+class KernelLog:
+    """One host's kernel events (uptime-based); renders dmesg, dmesg -T, journal -k, kern.log, host_kernel.log."""
+
+    def __init__(self, h: Host):
+        self.h = h
+        self.ev = []  # (uptime, text, ascend_ring_text or None)
+
+    def add(self, up: float, text: str, ring: str | None = None):
+        self.ev.append((up, text, ring))
+
+    def add_at(self, d: datetime, text: str, ring: str | None = None):
+        self.add(self.h.up(d), text, ring)
+
+    def sorted(self):
+        return sorted(self.ev, key=lambda e: e[0])
+
+    def dmesg(self) -> list:
+        return ["[%12.6f] %s" % (u, t) for u, t, _ in self.sorted()]
+
+    def dmesg_T(self) -> list:
+        return ["[%s] %s" % (f_ctime(self.h.local(self.h.boot + timedelta(seconds=u))), t) for u, t, _ in self.sorted()]
+
+    def journal(self) -> list:
+        out = []
+        for u, t, _ in self.sorted():
+            d = self.h.local(self.h.boot + timedelta(seconds=u))
+            out.append("%s %s kernel: %s" % (f_journal(d), self.h.name, t))
+        return out
+
+    def syslog(self, since: datetime | None = None) -> list:
+        out = []
+        for u, t, _ in self.sorted():
+            d = self.h.local(self.h.boot + timedelta(seconds=u))
+            if since is not None and d < since:
+                continue
+            out.append((d, "%s %s kernel: [%12.6f] %s" % (f_syslog(d), self.h.name, u, t)))
+        return out
+
+    def host_kernel(self) -> list:
+        out = []
+        for u, t, r in self.sorted():
+            if r is None:
+                continue
+            d = self.h.boot + timedelta(seconds=u)
+            out.append("%s %s" % (f_hk(d), r))
+        return out
+
+
+def ascend_ring(text: str) -> str | None:
+    """printk text '[ascend] [mod] [func n] ...' -> ring text '[ascend] [mod] [INFO] [func n] ...'."""
+    if not text.startswith("[ascend] ["):
+        return None
+    rest = text[len("[ascend] "):]
+    if rest.startswith("[ERROR] "):
+        parts = rest[len("[ERROR] "):].split("] ", 1)
+        return "[ascend] %s] [ERROR] %s" % (parts[0], parts[1])
+    parts = rest.split("] ", 1)
+    return "[ascend] %s] [INFO] %s" % (parts[0], parts[1])
+
+
+def syslog_noise(h: Host, rng: random.Random, start: datetime, end: datetime, extra: list | None = None) -> list:
+    """rsyslog syslog of one host between start and end (local); extra = [(dt, line)] merged in."""
+    ev = list(extra or [])
+    d = start.replace(minute=17, second=1, microsecond=0)
+    if d < start:
+        d += timedelta(hours=1)
+    pid = rng.randint(3000, 9000)
+    while d < end:  # hourly cron
+        pid += rng.randint(20, 400)
+        ev.append((d, "%s %s CRON[%d]: (root) CMD (   cd / && run-parts --report /etc/cron.hourly)" % (f_syslog(d), h.name, pid)))
+        d += timedelta(hours=1)
+    d = start + timedelta(minutes=rng.randint(1, 20))
+    while d < end:  # timesyncd / containerd / dockerd chatter
+        r = rng.random()
+        if r < 0.35:
+            ev.append((d, "%s %s systemd-timesyncd[1009]: Initial synchronization to time server 10.%d.0.10:123 (ntp.internal)." % (f_syslog(d), h.name, rng.randint(1, 9)) if rng.random() < 0.1 else
+                       "%s %s systemd-timesyncd[1009]: Timed out waiting for reply from 10.%d.0.%d:123 (ntp.internal)." % (f_syslog(d), h.name, rng.randint(1, 9), rng.randint(10, 12))))
+        elif r < 0.55:
+            ev.append((d, '%s %s containerd[1551]: time="%s" level=info msg="cleaning up dead shim" namespace=moby' % (f_syslog(d), h.name, d.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f") + "000Z")))
+        elif r < 0.7:
+            ev.append((d, "%s %s systemd[1]: Started Session %d of User root." % (f_syslog(d), h.name, rng.randint(100, 9000))))
+        elif r < 0.8:
+            ev.append((d, "%s %s systemd[1]: sysstat-collect.service: Deactivated successfully." % (f_syslog(d), h.name)))
+        elif r < 0.9:
+            ev.append((d, "%s %s systemd-logind[1288]: New session %d of user root." % (f_syslog(d), h.name, rng.randint(100, 9000))))
+        else:
+            ev.append((d, "%s %s sshd[%d]: Accepted publickey for root from 10.%d.%d.%d port %d ssh2: RSA SHA256:Qm9vdHN0cmFwS2V5Rm9yU2FtcGxlczEyMzQ1Ng" % (f_syslog(d), h.name, rng.randint(10000, 90000), rng.randint(1, 9), rng.randint(0, 9), rng.randint(2, 250), rng.randint(30000, 65000))))
+        d += timedelta(seconds=rng.randint(60, 900))
+    ev.sort(key=lambda e: e[0])
+    return [l for _, l in ev]
+
+
+# --------------------------------------------------------------------------------------------
+# ascend_install.log blocks (shapes from corpus/real ascend_install.log and log-formats.md §6)
+# --------------------------------------------------------------------------------------------
+DRIVER_KOS = sorted(ASCEND_MODS)
+
+
+def inst_driver(d: datetime, pkg: str, base: str, new: str, kernel: str, rng: random.Random, path="/usr/local/Ascend",
+                dkms=False, old: str | None = None, bdfs="0000:c1:00.0 0000:c2:00.0 0000:81:00.0 0000:82:00.0 0000:01:00.0 0000:02:00.0 0000:41:00.0 0000:42:00.0") -> tuple:
+    """A successful driver install (.run --full). Returns (lines, end_time)."""
+    c = Clock(d, rng)
+    P = lambda lv, msg, s=0: "[Driver] [%s] [%s]%s" % (f_inst(c.jump(s)), lv, msg)  # noqa: E731
+    L = [P("INFO", "runPackagePath =/root/pkgs"), P("INFO", "Start time: %s" % f_inst(c.t)),
+         P("INFO", "UserCommand: %s --full --quiet" % pkg), P("INFO", "base version is %s." % base)]
+    if old:
+        L.append(P("INFO", "Driver package has been installed on the path %s, the version is %s, and the version of this package is %s,do you want to continue?  [y/n] " % (path, old, new)))
+    for feat in ["HOT_RESET", "CRL_CHECK", "NVCNT_CHECK", "DKMS_COMPILE", "VIRT_SCENE"]:
+        L.append(P("INFO", "FEATURE_%s is : FEATURE_%s=y" % (feat, feat)))
+        L.append(P("INFO", "set feature_%s=y" % feat.lower()))
+    L.append(P("INFO", "g_dev_nums=[8] and g_bdfs=[%s]" % bdfs))
+    L.append(P("INFO", "Install_Path_Param=%s" % path))
+    L.append(P("INFO", "freeSpace:%dM" % rng.randint(300000, 900000)))
+    for parent, child in [("/usr/local", "Ascend"), ("/usr", "local"), ("/", "usr")]:
+        L.append(P("INFO", "parent_dir value is [%s] and children_dir value is [%s]" % (parent, child)))
+        L.append(P("INFO", "[%s] belongs to root." % child))
+        L.append(P("INFO", "[%s] permission is ok." % child))
+    L.append(P("INFO", "parent_dirs_permision_check success"))
+    L.append(P("INFO", "Flash version check success. package_flash_version=237, max_device_flash_version=237", 1))
+    L.append(P("INFO", "driver and firmware version relationship check success"))
+    if old:
+        L.append(P("INFO", "target path : %s" % path, 1))
+        L.append(P("INFO", "unchattr for driver package"))
+        for ko in DRIVER_KOS:
+            L.append(P("INFO", "rm %s.ko" % ko))
+        L.append(P("WARNING", "Kernel modules can not be removed, reboot needed for installation/upgrade to take effect! ", 6))
+        L.append(P("INFO", "rm -rf %s/driver success" % path, 2))
+        L.append(P("INFO", "uninstall driver success"))
+    L.append(P("INFO", "target path : %s/driver" % path))
+    L.append(P("INFO", "dkms environment check..."))
+    if dkms:
+        L.append(P("INFO", "driver install type: DKMS"))
+    else:
+        L.append(P("WARNING", "The program 'dkms' is currently not installed."))
+        L.append(P("INFO", "not detect driver dkms dependence "))
+    L.append(P("INFO", "config_modversions is : CONFIG_MODVERSIONS=y"))
+    L.append(P("INFO", "driver in run packet could load ok, no need rebuild"))
+    L.append(P("INFO", "upgradePercentage:10%"))
+    L.append(P("INFO", "upgradePercentage:30%", 5))
+    L.append(P("INFO", "show /lib/davinci.conf :DAVINCI_HOME_PATH=%s" % path))
+    L.append(P("INFO", "set /lib/davinci.conf success"))
+    L.append(P("INFO", "upgradePercentage:40%"))
+    L.append(P("INFO", "ko default put-path /lib/modules/%s/updates" % kernel))
+    L.append(P("INFO", "driver ko auto insmod config success", 3))
+    L.append("[Server] [%s] [INFO]server load start..." % f_inst(c.t))
+    L.append("[Server] [%s] [INFO]server(/etc/init.d/host_sys_init.sh) setup success" % f_inst(c.jump(1)))
+    L.append("[Server] [%s] [INFO]server load end..." % f_inst(c.t))
+    L.append(P("INFO", "upgradePercentage:90%"))
+    L.append(P("INFO", "some files in /etc/ change success"))
+    if old:
+        L.append(P("INFO", "Driver package installed successfully! Reboot needed for installation/upgrade to take effect!", 2))
+    else:
+        L.append(P("INFO", "install ko, hot reset status: unknown, first_time:y", 1))
+        for ko in DRIVER_KOS:
+            L.append(P("INFO", "%s modprobe success" % ko))
+        L.append(P("INFO", "Driver package installed successfully! Reboot needed for installation/upgrade to take effect!", 20))
+    L.append(P("INFO", "upgradePercentage:100%"))
+    L.append(P("INFO", "End time: %s" % f_inst(c.t)))
+    return L, c.t
+
+
+def inst_firmware(d: datetime, pkg: str, base: str, comp: str, rng: random.Random, chips=8) -> tuple:
+    c = Clock(d, rng)
+    P = lambda lv, msg, s=0: "[Firmware] [%s] [%s]%s" % (f_inst(c.jump(s)), lv, msg)  # noqa: E731
+    L = [P("INFO", "Start time: %s" % f_inst(c.t)), P("INFO", "UserCommand: %s --full --quiet" % pkg), P("INFO", "base version is %s." % base),
+         P("INFO", "FEATURE_NVCNT_CHECK is : FEATURE_NVCNT_CHECK=y"), P("INFO", "set feature_nvcnt_check=y"),
+         P("INFO", "g_dev_nums=[%d] and g_bdfs=[0000:c1:00.0 0000:c2:00.0 0000:81:00.0 0000:82:00.0 0000:01:00.0 0000:02:00.0 0000:41:00.0 0000:42:00.0]" % chips),
+         P("INFO", "[%d] mini pcie devices are scanned." % chips), P("INFO", "chips [0 1 2 3 4 5 6 7] are up."),
+         P("INFO", "Firmware flash version check success. package_version=237, max_firmware_version=237", 1),
+         P("INFO", "rm -rf /usr/local/Ascend/firmware success"), P("INFO", "uninstall firmware success"),
+         P("INFO", "mkdir and copy files success", 1), P("INFO", "%d mini devices are all loaded up" % chips),
+         P("INFO", "upgradePercentage: 91%", 2)]
+    L.append("{")
+    for dev in range(chips):
+        L.append("Get component version(%s) succeed for deviceId(%d), componentType(0)." % (comp, dev))
+        L.append('\t{"device_id":%d, "component":nve, "version":%s}' % (dev, comp))
+    L.append("}")
+    L += [P("INFO", "upgradePercentage: 100%", 40), P("INFO", "firmware upgrade success"),
+          P("INFO", "The firmware of [%d] chips are successfully upgraded." % chips),
+          P("INFO", "Firmware package installed successfully! Reboot now or after driver installation for the installation/upgrade to take effect."),
+          P("INFO", "End time: %s" % f_inst(c.t))]
+    return L, c.t
+
+
+def inst_cann(d: datetime, tag: str, pkg_word: str, path: str, rng: random.Random, params="--quiet --full", n_whl=3) -> tuple:
+    """A CANN sub-package install ([Toolkit] style with colon)."""
+    c = Clock(d, rng)
+    P = lambda lv, msg, s=0: "[%s] [%s] [%s]: %s" % (tag, f_inst(c.jump(s)), lv, msg)  # noqa: E731
+    L = [P("INFO", "Start Time: %s" % f_inst(c.t)), P("INFO", "LogFile: /var/log/ascend_seclog/ascend_install.log"),
+         P("INFO", "OperationLogFile: /var/log/ascend_seclog/operation.log"), P("INFO", "InputParams: %s" % params),
+         P("INFO", "All chip types are checked successfully [all]."), P("INFO", "parent_dirs_permision check successfully"),
+         P("INFO", "step into run_%s_install.sh ..." % tag.lower(), 1)]
+    for w in ["op_gen-0.1", "hccl_parser-0.1", "msobjdump-0.1.0", "show_kernel_debug_data-0.1.0"][:n_whl]:
+        name = w.split("-")[0]
+        L += ["Looking in indexes: https://pypi.internal/simple", "Processing %s/toolkit/tools/%s-py3-none-any.whl" % (path, w),
+              "Installing collected packages: %s" % name.replace("_", "-"), "Successfully installed %s" % w.replace("_", "-"),
+              "WARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with the system package manager. It is recommended to use a virtual environment instead: https://pip.pypa.io/warnings/venv",
+              P("INFO", "install %s/toolkit/tools/%s-py3-none-any.whl succeed." % (path, w), rng.randint(1, 3))]
+    L += [P("INFO", "upgradePercentage: 100%", rng.randint(5, 20)), P("INFO", "InstallPath: %s" % path),
+          P("INFO", "%s package installed successfully! The new version takes effect immediately." % pkg_word),
+          P("INFO", "End Time: %s" % f_inst(c.t))]
+    return L, c.t
+
+
+def oplog(op: str, d: datetime, run: str, ok=True, cmd="--full --quiet") -> str:
+    lvl = {"Install": "SUGGESTION", "Upgrade": "MINOR", "Uninstall": "MAJOR"}[op]
+    extra = "install_type=full; " if op == "Install" else ""
+    return "%s %s root %s 127.0.0.1 %s %s %scmdlist=%s." % (op, lvl, f_inst(d), run, "success" if ok else "failed", extra, cmd)
+
+
+# --------------------------------------------------------------------------------------------
+# command outputs
+# --------------------------------------------------------------------------------------------
+def npu_smi_info(h: Host, tool_ver: str, drv_ver: str, procs: dict | None = None, rng=None, hbm_used=None, health=None) -> list:
+    """96-column A2 layout (log-formats.md §5.1). procs: {npu: [(pid, name, mem)]}; the header shows the
+    npu-smi tool version and, after `Version:`, the driver version reported by the loaded driver."""
+    rng = rng or random.Random(1)
+    sep = "+===========================+===============+====================================================+"
+    def row(s):
+        return "| " + s.ljust(93) + "|"
+    def cells(a, b, c):
+        return "| " + a.ljust(25) + " | " + b.ljust(13) + " | " + c.ljust(51) + "|"
+    L = ["+" + "-" * 94 + "+", row(("npu-smi %s" % tool_ver).ljust(33) + "Version: %s" % drv_ver),
+         "+---------------------------+---------------+----------------------------------------------------+",
+         "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+         "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |", sep]
+    for i in range(h.npus):
+        used = hbm_used[i] if hbm_used else rng.randint(2800, 3400)
+        busy = bool(procs) and i in procs
+        pw = "%.1f" % (rng.uniform(180, 380) if busy else rng.uniform(88, 99))
+        L.append(cells("%-5d %s" % (i, h.card), (health or {}).get(i, "OK"), pw.ljust(12) + str(rng.randint(38, 52)).ljust(18) + "0    / 0"))
+        hb = ("%-4d / %d" % (used, h.hbm)) if used < 10000 else ("%d/ %d" % (used, h.hbm))
+        L.append(cells("0", h.bus[i], str(rng.randint(20, 95) if busy else 0).ljust(12) + "0    / 0".ljust(18) + hb))
+        L.append(sep)
+    L.append("+---------------------------+---------------+----------------------------------------------------+")
+    L.append("| NPU     Chip              | Process id    | Process name             | Process memory(MB)      |")
+    L.append(sep)
+    for i in range(h.npus):
+        if procs and i in procs:
+            for pid, name, mem in procs[i]:
+                L.append("| " + ("%-7d %d" % (i, 0)).ljust(25) + " | " + str(pid).ljust(13) + " | " + name.ljust(24) + " | " + str(mem).ljust(24) + "|")
+        else:
+            L.append(row("No running processes found in NPU %d" % i))
+        L.append(sep)
+    assert all(len(l) == 96 for l in L), [l for l in L if len(l) != 96]
+    return L
+
+
+def npu_smi_l(h: Host) -> list:
+    L = ["        Total Count                    : %d" % h.npus, ""]
+    for i in range(h.npus):
+        L += ["        NPU ID                         : %d" % i, "        Chip Count                     : 1", ""]
+    return L
+
+
+def npu_smi_board(h: Host, i: int, sw: str, fw: str, serial: str) -> list:
+    return ["        NPU ID                         : %d" % i,
+            "        Product Name                   : IT21HMDC_Bin5",
+            "        Model                          : NA",
+            "        Manufacturer                   : Huawei",
+            "        Serial Number                  : %s" % serial,
+            "        Software Version               : %s" % sw,
+            "        Firmware Version               : %s" % fw,
+            "        Compatibility                  : OK",
+            "        Board ID                       : 0x60",
+            "        PCB ID                         : A",
+            "        BOM ID                         : 1",
+            "        PCIe Bus Info                  : %s" % h.bus[i],
+            "        Slot ID                        : %d" % i,
+            "        Class ID                       : NA",
+            "        PCI Vendor ID                  : 0x19E5",
+            "        PCI Device ID                  : 0xD802",
+            "        Subsystem Vendor ID            : 0x19E5",
+            "        Subsystem Device ID            : 0x3003",
+            "        Chip Count                     : 1"]
+
+
+def npu_smi_health(code="NA", info="NA", status="OK") -> list:
+    return ["         Health Status                  : %s" % status,
+            "         Error Code                     : %s" % code,
+            "         Error Information              : %s" % info]
+
+
+def driver_version_info(ver: str, inner: str, compat: str, fw_compat: str, hal="7.35.23") -> list:
+    return ["Version=%s" % ver, "ascendhal_version=%s" % hal, "aicpu_version=1.0", "tdt_version=1.0", "log_version=1.0",
+            "prof_version=2.0", "dvppkernels_version=1.1", "tsfw_version=1.0", "Innerversion=%s" % inner,
+            "compatible_version=%s" % compat, "compatible_version_fw=%s" % fw_compat, "package_version=%s" % ver]
+
+
+def firmware_version_info(ver: str, pkg: str, compat: str) -> list:
+    return ["Version=%s" % ver, "firmware_version=1.0", "package_version=%s" % pkg, "compatible_version_drv=%s" % compat]
+
+
+def toolkit_install_info(ver: str, inner: str, compat: str, path: str, arch="aarch64") -> list:
+    return ["package_name=Ascend-cann-toolkit", "version=%s" % ver, "innerversion=%s" % inner, "compatible_version=%s" % compat,
+            "arch=%s" % arch, "os=linux", "path=%s" % path]
+
+
+def ascend_install_info(path="/usr/local/Ascend") -> list:
+    return ["UserName=HwHiAiUser", "UserGroup=HwHiAiUser", "Driver_Install_Type=full", "Driver_Install_Path_Param=%s" % path,
+            "Driver_Install_For_All=no", "Driver_Install_Mode=normal"]
+
+
+def pip_list(pkgs: dict) -> list:
+    w = max(len(k) for k in pkgs) + 1
+    w = max(w, 8)
+    L = ["Package".ljust(w) + " Version", "-" * w + " " + "-" * 12]
+    for k in sorted(pkgs, key=str.lower):
+        L.append(k.ljust(w) + " " + pkgs[k])
+    return L
+
+
+BASE_PIP = {"absl-py": "2.1.0", "attrs": "24.2.0", "certifi": "2024.8.30", "cloudpickle": "3.1.0", "decorator": "5.1.1",
+            "filelock": "3.16.1", "fsspec": "2024.10.0", "Jinja2": "3.1.4", "MarkupSafe": "3.0.2", "ml-dtypes": "0.5.0",
+            "mpmath": "1.3.0", "networkx": "3.4.2", "numpy": "1.26.4", "packaging": "24.2", "pip": "24.3.1",
+            "protobuf": "5.28.3", "psutil": "6.1.0", "PyYAML": "6.0.2", "scipy": "1.14.1", "setuptools": "75.6.0",
+            "sympy": "1.13.3", "tornado": "6.4.2", "typing_extensions": "4.12.2", "wheel": "0.45.1"}
+
+CANN_PIP = {"te": "0.4.0", "op-gen": "0.1", "hccl-parser": "0.1", "msobjdump": "0.1.0", "show-kernel-debug-data": "0.1.0",
+            "op-compile-tool": "0.1.0", "schedule-search": "0.0.1", "auto-tune": "0.1.0", "dataflow": "0.0.1", "llm-datadist": "0.0.1"}
+
+
+def dpkg_list(extra: list | None = None) -> list:
+    L = ["Desired=Unknown/Install/Remove/Purge/Hold",
+         "| Status=Not/Inst/Conf-files/Unpacked/halF-conf/Half-inst/trig-aWait/Trig-pend",
+         "|/ Err?=(none)/Reinst-required (Status,Err: uppercase=bad)",
+         "||/ Name                                 Version                                 Architecture Description",
+         "+++-====================================-=======================================-============-================================================================================"]
+    pk = [("adduser", "3.118ubuntu5", "all", "add and remove users and groups"), ("apt", "2.4.13", "arm64", "commandline package manager"),
+          ("bash", "5.1-6ubuntu1.1", "arm64", "GNU Bourne Again SHell"), ("build-essential", "12.9ubuntu3", "arm64", "Informational list of build-essential packages"),
+          ("coreutils", "8.32-4.1ubuntu1.2", "arm64", "GNU core utilities"), ("dkms", "2.8.7-2ubuntu2.2", "all", "Dynamic Kernel Module Support Framework"),
+          ("docker-ce", "5:27.3.1-1~ubuntu.22.04~jammy", "arm64", "Docker: the open-source application container engine"),
+          ("gcc", "4:11.2.0-1ubuntu1", "arm64", "GNU C compiler"), ("kmod", "29-1ubuntu1", "arm64", "tools for managing Linux kernel modules"),
+          ("libc6", "2.35-0ubuntu3.8", "arm64", "GNU C Library: Shared libraries"), ("linux-headers-5.15.0-131-generic", "5.15.0-131.141", "arm64", "Linux kernel headers for version 5.15.0 on ARMv8 SMP"),
+          ("openssh-server", "1:8.9p1-3ubuntu0.10", "arm64", "secure shell (SSH) server, for secure access from remote machines"),
+          ("pciutils", "1:3.7.0-6", "arm64", "PCI utilities"), ("python3", "3.10.6-1~22.04.1", "arm64", "interactive high-level object-oriented language (default python3 version)"),
+          ("rsyslog", "8.2112.0-2ubuntu2.2", "arm64", "reliable system and kernel logging daemon"), ("systemd", "249.11-0ubuntu3.12", "arm64", "system and service manager"),
+          ("tar", "1.34+dfsg-1ubuntu0.1.22.04.2", "arm64", "GNU version of the tar archiving utility"), ("zstd", "1.4.8+dfsg-3build1", "arm64", "fast lossless compression algorithm -- CLI tool")]
+    pk += extra or []
+    for n, v, a, desc in sorted(pk):
+        L.append("ii  %-36s %-39s %-12s %s" % (n, v, a, desc))
+    return L
+
+
+def maps_lines(entries) -> list:
+    """entries: (start, end, perms, offset, dev, inode, path)."""
+    out = []
+    for s, e, p, off, dev, ino, path in entries:
+        line = "%012x-%012x %s %08x %s %-10d" % (s, e, p, off, dev, ino)
+        out.append((line + " " * 16 + path) if path else line.rstrip() + " ")
+    return [l.rstrip() if not l.endswith(" ") else l[:-1] for l in out]
+
+
+class Maps:
+    """Builds a plausible /proc/PID/maps of an aarch64 python process."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.e = []
+        self.ino = 1_000_000 + rng.randint(0, 900000)
+        self.next_lib = 0xfffd00000000
+
+    def lib(self, path: str, size_kb=2048, dev="fd:00", deleted=False, at=None):
+        base = at if at is not None else self.next_lib
+        self.ino += self.rng.randint(1, 5000)
+        p = path + (" (deleted)" if deleted else "")
+        sz = size_kb * 1024 // 4096 * 4096
+        tx = max(4096, sz * 3 // 4 // 4096 * 4096)
+        self.e.append((base, base + tx, "r-xp", 0, dev, self.ino, p))
+        self.e.append((base + tx, base + tx + 0x10000, "---p", tx, dev, self.ino, p))
+        self.e.append((base + tx + 0x10000, base + tx + 0x20000, "r--p", tx, dev, self.ino, p))
+        self.e.append((base + tx + 0x20000, base + tx + 0x30000, "rw-p", tx + 0x10000, dev, self.ino, p))
+        if at is None:
+            self.next_lib = (base + tx + 0x30000 + 0x100000) & ~0xffff
+        return self
+
+    def anon(self, s, e, perms="rw-p", name=""):
+        self.e.append((s, e, perms, 0, "00:00", 0, name))
+        return self
+
+    def raw(self, s, e, perms, off, dev, ino, path):
+        self.e.append((s, e, perms, off, dev, ino, path))
+        return self
+
+    def render(self) -> list:
+        out = []
+        for s, e, p, off, dev, ino, path in sorted(self.e, key=lambda x: x[0]):
+            base = "%x-%x %s %08x %s %d" % (s, e, p, off, dev, ino)
+            out.append(base.ljust(73) + path if path else base)
+        return out
+
+
+def python_maps(rng: random.Random, py_bin: str, site: str, cann: str | None, drv="/usr/local/Ascend/driver",
+                torch=True, extra_libs=(), deleted=(), svm=True, svm_end=0x180000000000, pre=None) -> Maps:
+    m = Maps(rng)
+    m.raw(0x400000, 0x401000, "r-xp", 0, "fd:00", 2621601, py_bin)
+    m.raw(0x410000, 0x411000, "r--p", 0, "fd:00", 2621601, py_bin)
+    m.raw(0x411000, 0x412000, "rw-p", 0x1000, "fd:00", 2621601, py_bin)
+    m.anon(0x2a8f1000, 0x2b5ce000, "rw-p", "[heap]")
+    if pre:
+        pre(m)
+    if svm:
+        # the 8 TB SVM window reserved by the driver (devmm) in every ACL process
+        m.raw(0x100000000000, svm_end, "---p", 0, "00:05", 1035, "/dev/devmm_svm")
+    m.next_lib = 0xfffc40000000
+    libs = []
+    if torch:
+        libs += [(site + "/torch/lib/libc10.so", 1400), (site + "/torch/lib/libtorch_cpu.so", 190000), (site + "/torch/lib/libtorch_python.so", 26000),
+                 (site + "/torch/lib/libgomp-6e1a1d1b.so.1.0.0", 400), (site + "/torch_npu/lib/libtorch_npu.so", 98000),
+                 (site + "/torch_npu/lib/libop_plugin_atb.so", 2400), (site + "/torch_npu/_C.cpython-311-aarch64-linux-gnu.so", 300)]
+    if cann:
+        for l, kb in [("libascendcl.so", 3600), ("libruntime.so", 9800), ("libge_runner.so", 60000), ("libge_executor.so", 9000),
+                      ("libhccl.so", 24000), ("libopapi.so", 240000), ("libacl_op_compiler.so", 1200), ("libgraph.so", 9000),
+                      ("libregister.so", 3400), ("libascend_hal.so", 0), ("libprofapi.so", 900), ("libmsprofiler.so", 2900),
+                      ("libascendalog.so", 420), ("libplatform.so", 1500), ("libtiling_api.so", 2900), ("libopp_registry.so", 300)]:
+            if l == "libascend_hal.so":
+                continue
+            d = l in deleted
+            m.lib("%s/lib64/%s" % (cann, l), kb, deleted=d)
+    for l in extra_libs:
+        m.lib(l[0], l[1], deleted=l[0] in deleted)
+    m.lib(drv + "/lib64/driver/libascend_hal.so", 1800, deleted="libascend_hal.so" in deleted)
+    m.lib(drv + "/lib64/driver/libdrvdsmi_host.so", 300)
+    m.lib(drv + "/lib64/common/libc_sec.so", 120)
+    m.lib(drv + "/lib64/common/libmmpa.so", 160)
+    for l, kb in [("/usr/lib/aarch64-linux-gnu/libstdc++.so.6.0.30", 2000), ("/usr/lib/aarch64-linux-gnu/libm.so.6", 700),
+                  ("/usr/lib/aarch64-linux-gnu/libc.so.6", 1700), ("/usr/lib/aarch64-linux-gnu/libgcc_s.so.1", 120),
+                  ("/usr/lib/aarch64-linux-gnu/libz.so.1.2.11", 110), ("/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1", 200)]:
+        m.lib(l, kb)
+    m.anon(0xffffcd8e0000, 0xffffcd901000, "rw-p", "[stack]")
+    m.raw(0xffffb7f80000, 0xffffb7f81000, "r-xp", 0, "00:00", 0, "[vdso]")
+    m.raw(0xffffb7f7e000, 0xffffb7f80000, "r--p", 0, "00:00", 0, "[vvar]")
+    return m
+
+
+def environ_bytes(env: dict) -> bytes:
+    return b"".join(("%s=%s" % (k, v)).encode() + b"\0" for k, v in env.items())
+
+
+def cmdline_bytes(argv: list) -> bytes:
+    return b"".join(a.encode() + b"\0" for a in argv)
+
+
+def cann_env(cann_root: str, ver_dir: str, drv="/usr/local/Ascend/driver", py="/usr/local/python3.11.10") -> dict:
+    """What set_env.sh of a CANN install exports (values verbatim paths)."""
+    home = "%s/%s" % (cann_root, ver_dir) if ver_dir else cann_root
+    arch = "aarch64-linux"
+    return {
+        "ASCEND_TOOLKIT_HOME": home,
+        "ASCEND_HOME_PATH": home,
+        "ASCEND_OPP_PATH": home + "/opp",
+        "ASCEND_AICPU_PATH": home,
+        "TOOLCHAIN_HOME": home + "/toolkit",
+        "LD_LIBRARY_PATH": "%s/lib64:%s/lib64/plugin/opskernel:%s/lib64/plugin/nnengine:%s/opp/built-in/op_impl/ai_core/tbe/op_tiling/lib/linux/aarch64:%s/lib64/driver:%s/lib64/common:%s/tools/aml/lib64:%s/tools/aml/lib64/plugin" % (home, home, home, home, drv, drv, home, home),
+        "PYTHONPATH": "%s/python/site-packages:%s/opp/built-in/op_impl/ai_core/tbe:" % (home, home),
+        "PATH": "%s/bin:%s/compiler/ccec_compiler/bin:%s/tools/ccec_compiler/bin:%s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" % (home, home, home, py),
+    }
+
+
+def ulimit_a(vmem="unlimited", stack="8192", nofile=1048576) -> list:
+    return ["real-time non-blocking time  (microseconds, -R) unlimited",
+            "core file size              (blocks, -c) 0",
+            "data seg size               (kbytes, -d) unlimited",
+            "scheduling priority                 (-e) 0",
+            "file size                   (blocks, -f) unlimited",
+            "pending signals                     (-i) 4126479",
+            "max locked memory           (kbytes, -l) 8192",
+            "max memory size             (kbytes, -m) unlimited",
+            "open files                          (-n) %d" % nofile,
+            "pipe size                (512 bytes, -p) 8",
+            "POSIX message queues         (bytes, -q) 819200",
+            "real-time priority                  (-r) 0",
+            "stack size                  (kbytes, -s) %s" % stack,
+            "cpu time                   (seconds, -t) unlimited",
+            "max user processes                  (-u) 4126479",
+            "virtual memory              (kbytes, -v) %s" % vmem,
+            "file locks                          (-x) unlimited"]
+
+
+def mountinfo_host(extra=()) -> list:
+    L = ["22 28 0:21 / /sys rw,nosuid,nodev,noexec,relatime shared:7 - sysfs sysfs rw",
+         "23 28 0:22 / /proc rw,nosuid,nodev,noexec,relatime shared:14 - proc proc rw",
+         "24 28 0:5 / /dev rw,nosuid,relatime shared:2 - devtmpfs udev rw,size=526914176k,nr_inodes=131728544,mode=755,inode64",
+         "25 24 0:23 / /dev/pts rw,nosuid,noexec,relatime shared:3 - devpts devpts rw,gid=5,mode=620,ptmxmode=000",
+         "26 28 0:24 / /run rw,nosuid,nodev,noexec,relatime shared:5 - tmpfs tmpfs rw,size=105391876k,mode=755,inode64",
+         "28 1 253:0 / / rw,relatime shared:1 - ext4 /dev/mapper/ubuntu--vg-ubuntu--lv rw",
+         "29 22 0:6 / /sys/kernel/security rw,nosuid,nodev,noexec,relatime shared:8 - securityfs securityfs rw",
+         "30 24 0:25 / /dev/shm rw,nosuid,nodev shared:4 - tmpfs tmpfs rw,inode64",
+         "33 22 0:28 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot",
+         "41 24 0:36 / /dev/hugepages rw,relatime shared:16 - hugetlbfs hugetlbfs rw,pagesize=2M",
+         "43 28 8:2 / /boot rw,relatime shared:31 - ext4 /dev/sda2 rw",
+         "45 43 8:1 / /boot/efi rw,relatime shared:33 - vfat /dev/sda1 rw,fmask=0077,dmask=0077,codepage=437,iocharset=iso8859-1,shortname=mixed,errors=remount-ro",
+         "47 28 259:1 / /data rw,relatime shared:35 - xfs /dev/nvme0n1p1 rw,attr2,inode64,logbufs=8,logbsize=32k,noquota"]
+    return L + list(extra)
+
+
+def lsmod(mods: list) -> list:
+    L = ["Module                  Size  Used by"]
+    for name, size, used in mods:
+        L.append("%-19s %8d  %s" % (name, size, used))
+    return L
+
+
+GENERIC_MODS = [("xt_conntrack", 262144, "1"), ("nft_chain_nat", 262144, "3"), ("xt_MASQUERADE", 262144, "2"), ("nf_nat", 327680, "2 nft_chain_nat,xt_MASQUERADE"),
+                ("nf_conntrack", 393216, "3 xt_conntrack,nf_nat,xt_MASQUERADE"), ("bridge", 458752, "0"), ("stp", 262144, "1 bridge"),
+                ("overlay", 327680, "4"), ("ipmi_ssif", 262144, "0"), ("hns_roce_hw_v2", 393216, "0"), ("ib_uverbs", 393216, "1 hns_roce_hw_v2"),
+                ("hclge", 589824, "0"), ("hns3", 393216, "1 hclge"), ("hnae3", 262144, "3 hns3,hclge,hns_roce_hw_v2"),
+                ("megaraid_sas", 327680, "4"), ("ipmi_si", 262144, "0"), ("sch_fq_codel", 262144, "17"), ("dm_multipath", 262144, "0"), ("ip_tables", 262144, "0"), ("x_tables", 262144, "4 ip_tables,xt_conntrack,xt_MASQUERADE,nft_chain_nat")]
+
+ASCEND_LSMOD_SIZES = {m: 65536 * (3 + (i * 7) % 40) for i, m in enumerate(ASCEND_MODS)}
+ASCEND_USED = {"drv_seclib_host": "21 asdrv_pbl,drv_pcie_host,asdrv_dms,asdrv_svm,asdrv_trs,ts_agent,drv_pcie_hdc_host",
+               "ascend_kernel_open_adapt": "20 asdrv_pbl,drv_pcie_host,asdrv_svm,asdrv_trs",
+               "drv_pcie_host": "9 asdrv_vnic,asdrv_vmng,asdrv_dms,drv_pcie_hdc_host,asdrv_svm,asdrv_trs",
+               "asdrv_pbl": "15 drv_pcie_host,asdrv_dms,asdrv_svm,asdrv_trs,asdrv_esched,asdrv_queue"}
+
+
+def ascend_lsmod(loaded=None) -> list:
+    out = []
+    for m in reversed(ASCEND_MODS):
+        if loaded is not None and m not in loaded:
+            continue
+        used = ASCEND_USED.get(m, "%d" % (0 if m in ("drv_dvpp_cmdlist", "ts_agent", "asdrv_vvpc") else 1))
+        out.append((m, ASCEND_LSMOD_SIZES[m], used))
+    return out
+
+
+def lspci(h: Host, driver_bound=True) -> list:
+    L = ["00:00.0 PCI bridge: Huawei Technologies Co., Ltd. HiSilicon PCIe Root Port with Gen4 (rev 21)",
+         "74:02.0 Serial Attached SCSI controller: Huawei Technologies Co., Ltd. HiSilicon SAS 3.0 HBA (rev 21)",
+         "7d:00.0 Ethernet controller: Huawei Technologies Co., Ltd. HNS GE/10GE/25GE RDMA Network Controller (rev 21)",
+         "83:00.0 RAID bus controller: Broadcom / LSI MegaRAID SAS-3 3108 [Invader] (rev 02)"]
+    for b in h.bus[: h.npus]:
+        L.append("%s Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)" % b[5:].lower())
+    return sorted(L)
+
+
+# --------------------------------------------------------------------------------------------
+# device side (msnpureport / asys): device-os, event, firmware TSCH, slogd, history
+# --------------------------------------------------------------------------------------------
+def device_side(files: Files, base: str, h: Host, rng: random.Random, devs, start_utc: datetime, end_utc: datetime,
+                layout: str, extra_os=None, extra_fw=None, extra_hist=None, n=250, msg_tz=8):
+    """Writes device logs of devices `devs` under base in the msnpureport ('slog') or asys ('asys') layout.
+    Device slog wall clock is UTC (as in the real asys sample), device `messages` are UTC+msg_tz."""
+    boot = h.boot + timedelta(seconds=38)  # device OS comes up ~38 s after the host
+    for dev in devs:
+        if layout == "asys":
+            root = "%s/device/dev-os-%d" % (base, dev)
+            fw_dir, os_run, os_dbg, ev_dir, msg_dir, slogd = (root + "/firmware/debug/device-%d" % dev, root + "/system/run/device-os",
+                                                              root + "/system/debug/device-os", root + "/system/run/event", root + "/system/message", root + "/slogd")
+        else:
+            root = "%s/slog/dev-os-%d" % (base, dev)
+            fw_dir, os_run, os_dbg, ev_dir, msg_dir, slogd = (root + "/debug/device-%d" % dev, root + "/run/device-os", root + "/debug/device-os",
+                                                              root + "/run/event", "%s/message/dev-os-%d" % (base, dev), root + "/slogd")
+        dup = lambda d: (d - boot).total_seconds()  # noqa: E731
+        # firmware / TSCH: starts at 1970 (clock not yet set), then real UTC dates
+        fw = []
+        seq = 2121
+        for k, s in enumerate(["[dfx_resource_detect.c:363] stars_pcie_dma_abnormal_detect: pcie dma abnormal detect get start_chan_id=13, end_chan_id=24.",
+                               "[stars_aic_util.c:75] stars_freq_sharemem_timeout_call_back: timer_count=0",
+                               "[stars_aic_util.c:53] stars_get_freq_sharemem_addr: send msg to lp, chip=0",
+                               "[ipc_plat.c:326] tsch_ipc_deal_lpfreq_info: type=1, sharemem_addr=102923d000, sharemem_size=2040, aic_freq=0, aiv_freq=0"]):
+            fw.append("[INFO] TSCH(-1,null):%s %d (dieid:0,cpuid:0) %s" % (f_plog(datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=1 + k * 3, microseconds=rng.randint(0, 999999))), seq, s))
+            seq += 1
+        c = Clock(start_utc, rng)
+        pid = 98000 + rng.randint(0, 900)
+        while c.t < end_utc and len(fw) < n:
+            c.jump(rng.uniform(60, 900))
+            pid += rng.randint(1, 40)
+            r = rng.random()
+            if r < 0.45:
+                fw.append("[EVENT] TSCH(-1,null):%s %d (dieid:0,cpuid:0) [ringbuffer.c:317] create_ringbuffer: last_Id=%d, vf_id=0, pid=%d, support_log_tohost=1,runtime_version=7" % (f_plog(c.tick()), seq, rng.randint(1, 60), pid))
+                seq += 1
+                fw.append("[EVENT] TSCH(-1,null):%s %d (dieid:0,cpuid:0) [ringbuffer.c:177] delete_ringbuffer: pid=%d, vf_id=0" % (f_plog(c.jump(rng.uniform(30, 600))), seq, pid))
+            elif r < 0.7:
+                fw.append("[EVENT] LPM(-1,null):%s (dieid:0) [acg_ascend910b.c 710] aic[%d]:[27][26]-[26][25]|[27][27]-[26][25]|[25][25]-[24][23]|[25][24]-[23][23]" % (f_plog(c.tick()), rng.randint(0, 23)))
+            else:
+                fw.append("[EVENT] LPM(-1,null):%s (dieid:0) [sys_dfx_smmu.c %d] AICORE smmu[%d]" % (f_plog(c.tick()), rng.choice([86, 124]), rng.randint(0, 23)))
+            seq += 1
+        fw += (extra_fw or {}).get(dev, [])
+        files.put("%s/device-%d_%s.log" % (fw_dir, dev, f_17(boot + timedelta(seconds=16))), fw)
+        # device-os run log (tsdaemon), with KERNEL(sklogd) lines
+        osl = []
+        c = Clock(start_utc, rng)
+        while c.t < end_utc and len(osl) < n:
+            c.jump(rng.uniform(40, 700))
+            sess = rng.randint(10, 300)
+            fmk = rng.randint(20000, 99999)
+            osl.append("[INFO] TDT(4866,tsdaemon):%s [tsd_common.cpp:918][StartRspProc][tid:1201] [TSDaemon] device index in os[%d] sessId[%d] fmkPid[%d] StartRspProc() [subProcPid=%d][procType=1(0:HCCP,1:COMPUTE,2:CUSTOM_COMPUTE,3.QUEUE_SCHEDULE)]." % (f_plog(c.tick()), dev, sess, fmk, rng.randint(1000, 9000)))
+            osl.append("[INFO] PROCMGR(4866,tsdaemon):%s [ProcMgrSysOperatorAgent.cpp:223]ProcMgrSetScheduler done. ret=0" % f_plog(c.tick()))
+            osl.append("[INFO] TDT(4866,tsdaemon):%s [tsd_common.cpp:1206][SendRspMsgToFmk][tid:1201] [TsdEVENT] #### Start Rsp TSD->FMK device index in os[%d] sessionID[%d] realDeviceId[%d] vfId[0]####" % (f_plog(c.tick()), dev, sess, dev))
+            if rng.random() < 0.15:
+                d = c.tick()
+                osl.append("[ERROR] KERNEL(4723,sklogd):%s [klogd.c:247][%.6f] OOM_NOTIFIER: oom type 2" % (f_plog(d), dup(d)))
+        osl += (extra_os or {}).get(dev, [])
+        files.put("%s/device-os_%s.log" % (os_run, f_17(boot + timedelta(seconds=300))), osl)
+        files.put("%s/device-os_%s.log" % (os_dbg, f_17(boot + timedelta(seconds=301))), [l for l in osl if "KERNEL" in l] or
+                  ["[ERROR] KERNEL(4723,sklogd):%s [klogd.c:247][%.6f] OOM_NOTIFIER: oom type 2" % (f_plog(boot + timedelta(seconds=700)), 700.0)])
+        # event log
+        ev = ["[EVENT] DRV(3423,dms_poll_task):1970-01-01-00:00:08.876.153 [dms_event.c:1399][fault_manager][    7.932713] event_id=0x8c2fa009; device_id=%d; node_type=0x617[OS_Linux]; node_id=1; sub_node_id=0; event_type=0x9[OS init]; severity=0[OK]; assertion=2[One time event]; description=[OS init]; os_id=0; event_serial_num=1; notify_serial_num=0; event_raised_time=7876 ms." % dev,
+              "[EVENT] DRV(4898,drv_tsd_daemon):%s [drv_tsd_hdc_server.c:339][common] [hlt_server_main] [339] hlt_tsd process start" % f_plog(boot + timedelta(seconds=17.2)),
+              "[EVENT] DRV(4902,drv_tsd_daemon):%s [drv_tsd_hdc_server.c:221][common] [start_hlt_server_daemon] [221] hlt server daemon 0 start" % f_plog(boot + timedelta(seconds=17.21))]
+        files.put("%s/event_%s.log" % (ev_dir, f_17(boot + timedelta(seconds=16))), ev)
+        # device syslog (UTC+msg_tz), hostname (none)
+        msg = []
+        c = Clock(max(start_utc, end_utc - timedelta(hours=6)), rng)
+        cpid = 9500
+        while c.t < end_utc:
+            c.jump(60)
+            cpid += rng.randint(40, 60)
+            d = c.t.astimezone(tz(msg_tz))
+            msg.append('%s (none) cron.info crond[4829]: USER root pid %d cmd ps -ef | grep -v grep | grep -Eq "process-manager/process-manager|pm_child" || /usr/bin/mdc/base-plat/process-manager/pm_child' % (f_syslog(d), cpid))
+        files.put("%s/messages" % msg_dir, msg)
+        sl = ["%s[INFO] log_path_mgr.c:123: logWorkspace = /usr/slog." % (boot + timedelta(seconds=16)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+              "%s[INFO] slogd_config_mgr.c:71: get global level succeed, level=ERROR." % (boot + timedelta(seconds=16)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+              "%s[INFO] log_config_list.c:226: get config DeviceAppMaxFileNum=2" % (boot + timedelta(seconds=16)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+              "%s[INFO] log_config_list.c:226: get config DeviceAppMaxFileSize=524288" % (boot + timedelta(seconds=16)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+              "%s[INFO] slogd_thread_mgr.c:67: slogd create thread for device %d success." % ((boot + timedelta(seconds=16.01)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3], dev)]
+        files.put("%s/slogdlog" % slogd, sl)
+    if layout != "asys" and extra_hist is not None:
+        for dev in devs:
+            files.put("%s/hisi_logs/device-%d/history.log" % (base, dev), extra_hist.get(dev, []))
+
+
+# --------------------------------------------------------------------------------------------
+# training / framework output
+# --------------------------------------------------------------------------------------------
+def ms_log(level: str, mod: str, pid: int, tid: str, d: datetime, src: str, func: str, msg: str) -> str:
+    """MindSpore log grammar: [WARNING] DEVICE(pid,tid,python):ts [file:line] Func] msg (log-formats.md §9.3)."""
+    return "[%s] %s(%d,%s,python):%s [%s] %s] %s" % (level, mod, pid, tid, f_plog(d), src, func, msg)
+
+
+def md_block(title: str, body: list) -> list:
+    return ["", "# %s" % title, "---", "```"] + body + ["```"]
+
+
+def proc_stat(h: Host, rng: random.Random) -> list:
+    up = 1000
+    return ["cpu  %d %d %d %d %d 0 %d 0 0 0" % (rng.randint(10**8, 10**9), 9021, rng.randint(10**7, 10**8), rng.randint(10**10, 10**11), 88231, 40213)] + \
+           ["cpu%d %d 47 %d %d 412 0 %d 0 0 0" % (i, rng.randint(10**6, 10**7), rng.randint(10**5, 10**6), rng.randint(10**8, 10**9), rng.randint(10, 900)) for i in range(4)] + \
+           ["intr %d 0 0 0 0" % rng.randint(10**9, 10**10), "ctxt %d" % rng.randint(10**9, 10**11), "btime %d" % epoch(h.boot),
+            "processes %d" % rng.randint(10**5, 10**7), "procs_running 3", "procs_blocked 0", "softirq %d 0 %d 42 %d 0 0 %d %d 0 %d" % tuple(rng.randint(10**6, 10**9) for _ in range(6))]
+
+
+def timedatectl(h: Host, now: datetime) -> list:
+    return ["               Local time: %s %s" % (f_date(h.local(now), h.zname)[:3], h.local(now).strftime("%Y-%m-%d %H:%M:%S ") + h.zname),
+            "           Universal time: %s" % now.astimezone(timezone.utc).strftime("%a %Y-%m-%d %H:%M:%S UTC"),
+            "                 RTC time: %s" % now.astimezone(timezone.utc).strftime("%a %Y-%m-%d %H:%M:%S"),
+            "                Time zone: %s (%s, %s)" % (h.tzid, h.zname, h.local(now).strftime("%z")),
+            "System clock synchronized: yes",
+            "              NTP service: active",
+            "          RTC in local TZ: no"]
+
+
+# ============================================================================================
+# bundle: seed-driver-reboot-pending  (seed 000)
+# ============================================================================================
+def bundle_seed_driver_reboot_pending(out: str):
+    rng = random.Random(1000)
+    CST = tz(8)
+    h = Host(name="a2pod-n042", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-05-18 09:12:40.318000", CST),
+             kernel="5.15.0-105-generic", kbuild="#115-Ubuntu SMP Mon Apr 15 09:52:04 UTC 2024", ip="10.20.3.42")
+    F = Files(out)
+    collect = T("2026-05-28 11:05:12", CST)
+    top = "npu_log_collect"
+    al = top + "/ascend_log_20260528110514"
+    DRV_INSTALLED, DRV_LOADED, FW = "24.1.rc3", "24.1.0.3", "7.5.0.3.220"
+    CANN = "/usr/local/Ascend/ascend-toolkit/8.0.RC3"
+    CANN_LIB = CANN + "/aarch64-linux"
+
+    # ---------------- kernel log of this boot ----------------
+    K = KernelLog(h)
+    for u, t in kernel_boot_lines(h, rng):
+        K.add(u, t)
+    for u, t in ascend_load_lines(h, rng, 31.4, ring=False):
+        K.add(u, t, ascend_ring(t))
+    # an earlier healthy job on 05-26 (open/close of all devices)
+    for day_job, pid0 in [(T("2026-05-26 21:03:11", CST), 201877)]:
+        for r in range(8):
+            for l in devmm_proc_lines(pid0 + r, "python", [r], ring=False):
+                K.add_at(day_job + timedelta(milliseconds=37 * r), l, ascend_ring(l))
+            for l in devmm_proc_lines(pid0 + r, "python", [r], ring=False, open_=False):
+                K.add_at(day_job + timedelta(hours=11, minutes=2, milliseconds=53 * r), l, ascend_ring(l))
+    # the failing job: 8 ranks, SVM mapping not fixed (seed 000 §3)
+    job = T("2026-05-28 10:20:07.412000", CST)
+    pids = list(range(48213, 48221))
+    svm_times = {}
+    for r, pid in enumerate(pids):
+        d = job + timedelta(seconds=4, milliseconds=611 + 13 * r, microseconds=rng.randint(0, 999))
+        svm_times[pid] = d
+        t = "[ascend] [ERROR] [devmm] [devmm_svm_mmap 528] <python:%d,%d> Svm map va not fixed, vm_start=0x100000000000, vm_end=0x200000000000" % (pid, pid)
+        K.add_at(d, t, ascend_ring(t))
+        t = "[ascend] [ERROR] [devmm] [devmm_svm_mmap 561] <python:%d,%d> Svm mmap failed. (hostpid=%d; ret=-22)" % (pid, pid, pid)
+        K.add_at(d + timedelta(microseconds=41), t, ascend_ring(t))
+    # single-node stress tests after the failure (hccl_test all_reduce + p2p)
+    hccl_t = T("2026-05-28 10:41:52.230000", CST)
+    for r in range(8):
+        pid = 51102 + r
+        t = "[ascend] [ERROR] [devmm] [devmm_svm_mmap 528] <all_reduce_test:%d,%d> Svm map va not fixed, vm_start=0x100000000000, vm_end=0x200000000000" % (pid, pid)
+        K.add_at(hccl_t + timedelta(milliseconds=9 * r), t, ascend_ring(t))
+    F.put(al + "/host_log/dmesg.log", K.dmesg())
+    F.put(al + "/host_log/dmesg_T.log", K.dmesg_T())
+    since = T("2026-05-27 00:00:01", CST)
+    ksys = K.syslog(since)
+    extra = list(ksys)
+    # install of the downgrade shows in syslog too (systemd reload after the .run)
+    dg = T("2026-05-27 14:03:11", CST)
+    extra.append((dg + timedelta(seconds=44), "%s %s systemd[1]: Reloading." % (f_syslog(dg + timedelta(seconds=44)), h.name)))
+    extra.append((dg + timedelta(seconds=45), "%s %s systemd[1]: Started host_sys_init.service." % (f_syslog(dg + timedelta(seconds=45)), h.name)))
+    for r, pid in enumerate(pids):
+        d = job + timedelta(seconds=1, milliseconds=r)
+        extra.append((d, "%s %s python: (%d)dlog_level_env.c:69: set default global log level (3), debug log level (3), run log level (1)." % (f_syslog(d), h.name, pid)))
+    F.put(al + "/host_log/syslog", syslog_noise(h, rng, since, collect, extra))
+    F.put(al + "/host_log/kern.log", [l for _, l in ksys])
+
+    # host_kernel.log exported by msnpureport (UTC ring buffer)
+    msr = "2026-05-28-11-05-20"
+    F.put(al + "/device_log/%s/slog/host/host_kernel.log" % msr, K.host_kernel())
+    device_side(F, al + "/device_log/" + msr, h, rng, [0, 1], h.boot + timedelta(days=7), collect.astimezone(timezone.utc), "slog",
+                extra_hist={0: [], 1: []}, n=160)
+    F.put(al + "/device_log/npureportlog.log", ["msnpureport start, please wait...", "Export finished. The log path is %s/device_log/%s" % ("/root/" + al, msr)])
+    F.put(al + "/device_log/npureportlog1.log", ["start to set log level. Please wait...", "set log level success."])
+
+    # ---------------- install history ----------------
+    L = []
+    l, e = inst_driver(T("2025-12-02 10:31:05", CST), "Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run", "none", "24.1.rc3", h.kernel, rng); L += l
+    l, e = inst_firmware(T("2025-12-02 10:36:40", CST), "Ascend-hdk-910b-npu-firmware_7.5.0.1.129.run", "7.3.0.1.231", "7.5.0.1.129", rng); L += l
+    l, e = inst_cann(T("2025-12-02 11:02:17", CST), "Toolkit", "Toolkit", CANN, rng); L += l
+    l, e = inst_cann(T("2025-12-02 11:19:40", CST), "Opp_Kernel", "Opp_kernel", CANN, rng, n_whl=0); L += l
+    l, e = inst_firmware(T("2026-03-09 15:40:11", CST), "Ascend-hdk-910b-npu-firmware_7.5.0.3.220.run", "7.5.0.1.129", FW, rng); L += l
+    l, e = inst_driver(T("2026-03-09 15:47:02", CST), "Ascend-hdk-910b-npu-driver_24.1.0.3_linux-aarch64.run", "24.1.rc3", "24.1.0.3", h.kernel, rng, old="24.1.rc3"); L += l
+    # the downgrade of seed 000 (after this boot, never followed by a reboot)
+    l, e_dg = inst_driver(dg, "Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run", "24.1.0.3", "24.1.rc3", h.kernel, rng, old="24.1.0.3"); L += l
+    F.put(al + "/install_info/ascend_seclog/ascend_install.log", L)
+    F.put(al + "/install_info/ascend_seclog/operation.log", [
+        oplog("Install", T("2025-12-02 10:31:05", CST), "Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run"),
+        oplog("Install", T("2025-12-02 10:36:40", CST), "Ascend-hdk-910b-npu-firmware_7.5.0.1.129.run"),
+        oplog("Install", T("2025-12-02 11:02:17", CST), "Ascend-cann-toolkit_8.0.RC3_linux-aarch64.run"),
+        oplog("Upgrade", T("2026-03-09 15:40:11", CST), "Ascend-hdk-910b-npu-firmware_7.5.0.3.220.run"),
+        oplog("Upgrade", T("2026-03-09 15:47:02", CST), "Ascend-hdk-910b-npu-driver_24.1.0.3_linux-aarch64.run"),
+        oplog("Upgrade", dg, "Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run")])
+    mods = ascend_lsmod()
+    imd = ["[toc]"] + md_block("install path", ["DAVINCI_HOME_PATH=/usr/local/Ascend"]) + \
+        md_block("driver info", ascend_install_info() + ["cat: /etc/ascend_filelist.info: No such file or directory"]) + \
+        md_block("driver version", ['{"device_id":%d, "component":nve, "version":%s}' % (i, FW) for i in range(8)]) + \
+        ["", "```"] + ["Get component version(%s) succeed for deviceId(%d), componentType(0)." % (FW, i) for i in range(8)] + ["```"] + \
+        md_block("module info", [l for l in lsmod(mods)[1:] if "drv" in l])
+    for m in ["drv_pcie_host", "drv_seclib_host", "drv_pcie_hdc_host"]:
+        imd += ["```", "filename:       /lib/modules/%s/updates/%s.ko" % (h.kernel, m), "version:        %s" % DRV_LOADED, "license:        GPL v2",
+                "description:    %s driver" % m, "author:         Huawei Tech. Co., Ltd.", "srcversion:     %s" % "".join(rng.choice("0123456789ABCDEF") for _ in range(23)),
+                "depends:        %s" % ("drv_seclib_host,ascend_kernel_open_adapt,asdrv_pbl" if m != "drv_seclib_host" else ""),
+                "name:           %s" % m, "vermagic:       %s SMP mod_unload modversions aarch64" % h.kernel, "```"]
+    F.put(al + "/install_info/install_info.md", imd)
+
+    # ---------------- host_info ----------------
+    env_md = ["[toc]"] + md_block("ascend chip", ["Asecnd910B nums: 8"] + [l for l in lspci(h) if "d802" in l]) + \
+        md_block("PATH", ["PATH=%s/bin:/usr/local/python3.9.2/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" % CANN,
+                          "LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/lib64/common:%s/lib64" % CANN]) + \
+        md_block("OS info", [h.uname_a(), h.kernel, 'DISTRIB_ID=Ubuntu', 'DISTRIB_RELEASE=22.04', 'DISTRIB_CODENAME=jammy', 'DISTRIB_DESCRIPTION="Ubuntu 22.04.4 LTS"',
+                             'PRETTY_NAME="Ubuntu 22.04.4 LTS"', 'NAME="Ubuntu"', 'VERSION_ID="22.04"', 'VERSION="22.04.4 LTS (Jammy Jellyfish)"', "bookworm/sid"]) + \
+        md_block("last reboot", ["reboot   system boot  5.15.0-105-gener Mon May 18 09:12   still running",
+                                 "reboot   system boot  5.15.0-105-gener Mon Mar  9 16:02 - 09:08 (69+17:05)",
+                                 "reboot   system boot  5.15.0-105-gener Tue Dec  2 10:40 - 15:58 (97+05:18)", "",
+                                 "wtmp begins Tue Dec  2 10:40:05 2025"]) + \
+        md_block("ps", ["UID          PID    PPID  C STIME TTY          TIME CMD", "root           1       0  0 May18 ?        00:01:44 /sbin/init",
+                        "root        1551       1  0 May18 ?        00:12:31 /usr/bin/containerd", "root        1721       1  0 May18 ?        00:03:02 /usr/bin/dockerd -H fd://",
+                        "HwHiAiU+    2210       1  0 May18 ?        00:00:41 /usr/local/Ascend/driver/tools/slogd",
+                        "root       61022   60988  0 11:05 pts/0    00:00:00 bash npu_log_collect.sh -f", "root       61377   61022  0 11:05 pts/0    00:00:00 ps -ef"])
+    F.put(al + "/host_info/env_info.md", env_md)
+    F.put(al + "/host_info/meminfo", ["MemTotal:       1055384592 kB", "MemFree:        1001223048 kB", "MemAvailable:   1032911704 kB", "Buffers:          812344 kB",
+                                      "Cached:         28112220 kB", "HugePages_Total:       0", "HugePages_Free:        0", "Hugepagesize:       2048 kB"])
+
+    # ---------------- npu_log_collect top-level files ----------------
+    card = npu_smi_info(h, DRV_INSTALLED, DRV_LOADED, rng=rng) + npu_smi_l(h)
+    for i in range(8):
+        card += ["########### collect npu id %d product info ###########" % i, "npu-smi info -t product -i %d -c 0 1" % i,
+                 "        NPU ID                         : %d" % i, "        Product Name                   : Atlas 800T A2"]
+        card += ["############ collect npu id %d chip id 0 board info ############" % i, "npu-smi info -t board -i %d -c 0" % i] + \
+            npu_smi_board(h, i, DRV_LOADED, FW, "1025C90487%02d" % (40 + i))
+        card += ["########### collect npu id %d chip id 0 health info #############" % i, "npu-smi info -t health -i %d -c 0" % i] + npu_smi_health()
+        card += ["########### collect npu id %d chip id 0 ecc info #############" % i, "npu-smi info -t ecc -i %d -c 0" % i,
+                 "        NPU ID                                   : %d" % i, "        Chip Count                               : 1", "        ",
+                 "        DDR Single Bit Error Count               : 0", "        DDR Double Bit Error Count               : 0",
+                 "        HBM Single Bit Error Count               : 0", "        HBM Double Bit Error Count               : 0",
+                 "        HBM Single Bit Isolated Pages Count      : 0", "        Chip ID                                  : 0"]
+    F.put(top + "/npu_info_log/card_info.log", card)
+    F.put(top + "/version_info.log", npu_smi_info(h, DRV_INSTALLED, DRV_LOADED, rng=random.Random(7)) +
+          ["Get component version(%s) succeed for deviceId(%d), componentType(0)." % (FW, i) for i in range(8)] +
+          ['\t{"device_id":%d, "component":nve, "version":%s}' % (i, FW) for i in range(8)])
+    os_info = ["uname -a output:", h.uname_a(), "uname -r output:", h.kernel,
+               "BOOT_IMAGE=/vmlinuz-%s root=/dev/mapper/ubuntu--vg-ubuntu--lv ro iommu.passthrough=1" % h.kernel,
+               " Static hostname: %s" % h.name, "       Icon name: computer-server", "         Chassis: server", "Operating System: Ubuntu 22.04.4 LTS",
+               "          Kernel: Linux %s" % h.kernel, "    Architecture: arm64",
+               "Content of /etc/os-release:", 'PRETTY_NAME="Ubuntu 22.04.4 LTS"', 'NAME="Ubuntu"', 'VERSION_ID="22.04"',
+               "--------------- last reboot ---------------", "reboot   system boot  5.15.0-105-gener Mon May 18 09:12   still running",
+               "reboot   system boot  5.15.0-105-gener Mon Mar  9 16:02 - 09:08 (69+17:05)", "",
+               "--------------- lsmod ko info ---------------"] + lsmod(mods + GENERIC_MODS)
+    F.put(top + "/OS_info.log", os_info)
+    F.put(top + "/mod_info/lsmod.log", lsmod(mods + GENERIC_MODS))
+    env = {"SHELL": "/bin/bash", "HOSTNAME": h.name, "PWD": "/root", "LOGNAME": "root", "HOME": "/root", "LANG": "en_US.UTF-8", "TERM": "xterm", "USER": "root"}
+    env.update(cann_env("/usr/local/Ascend/ascend-toolkit", "8.0.RC3", py="/usr/local/python3.9.2"))
+    F.put(top + "/env.log", ["%s=%s" % kv for kv in env.items()] + ["_=/usr/bin/env"])
+    F.put(top + "/collect_scripts_running_log", ["\x1b[1;32m Thu May 28 11:05:12 CST 2026 start collect ascend_bug_report log \x1b[0m",
+                                                  "\x1b[1;32m Thu May 28 11:05:12 CST 2026 start collect npu info log \x1b[0m",
+                                                  "\x1b[1;32m Thu May 28 11:05:13 CST 2026 End collect npu info log \x1b[0m",
+                                                  "\x1b[1;32m Thu May 28 11:05:41 CST 2026 End collect ascend_bug_report log \x1b[0m"])
+
+    # ---------------- CANN plogs of the failing job (~/ascend copied by npu_log_collect -f) ----------------
+    for r, pid in enumerate(pids):
+        rank = 336 + r
+        c = Clock(job + timedelta(milliseconds=r * 3), rng)
+        run = plog_init_noise(rng, c, pid, "python", CANN_LIB, r, "/home/work/pangu_alpha/output/rank_%d" % rank, n_perf=70 if r == 0 else 25)
+        run += plog_hccl_env(c, pid, "python")
+        dsv = svm_times[pid]
+        c2 = Clock(dsv - timedelta(microseconds=220), rng)
+        dbg = [plog_hdr("ERROR", "DRV", pid, "python", c2.tick(20, 60)) + "[devmm_svm.c:281][ascend][curpid:%d,%d][drv][devmm][devmm_svm_map_va_space]Not support svm mem, because asan is opened or os not support mmap 8T." % (pid, pid),
+               plog_hdr("ERROR", "DRV", pid, "python", c2.tick(20, 60)) + "[devmm_svm.c:316][ascend][curpid:%d,%d][drv][devmm][devmm_svm_init]Svm mmap va failed. (start=0x100000000000; size=0x80000000000; errno=22)" % (pid, pid),
+               plog_hdr("ERROR", "DRV", pid, "python", c2.tick(300, 900)) + "[devmm_virt_interface.c:466][ascend][curpid:%d,%d][drv][devmm][devmm_ioctl_init_process]Init process failed. (hostpid=%d; ret=6)" % (pid, pid, pid),
+               plog_hdr("ERROR", "RUNTIME", pid, "python", c2.tick(100, 400)) + "[npu_driver.cc:1203]%d DevMemAlloc:[INIT][DEFAULT]report error module_type=7, module_name=EL9999" % pid,
+               plog_hdr("ERROR", "RUNTIME", pid, "python", c2.tick(5, 30)) + "[npu_driver.cc:1203]%d DevMemAlloc:[INIT][DEFAULT][drv api] halMemAlloc failed: device_id=%d, size=67108864, type=2, env_type=3, drvRetCode=6!" % (pid, r),
+               plog_hdr("ERROR", "RUNTIME", pid, "python", c2.tick(5, 30)) + "[device.cc:421]%d Init:[INIT][DEFAULT]Failed to alloc device memory for runtime, device_id=%d, retCode=0x7020010." % (pid, r),
+               plog_hdr("ERROR", "RUNTIME", pid, "python", c2.tick(5, 30)) + "[api_impl.cc:1872]%d SetDevice:[INIT][DEFAULT]Set device failed, device_id=%d, retCode=0x7020010." % (pid, r),
+               plog_hdr("ERROR", "ASCENDCL", pid, "python", c2.tick(5, 30)) + "[device.cpp:59]%d aclrtSetDevice: [INIT][DEFAULT]open device %d failed, runtime result = 507033." % (pid, r),
+               plog_hdr("ERROR", "HCCL", pid, "python", c2.tick(100, 300)) + "[adapter_rts.cc:246] [%d][InitGroupStage][Resource]call rtSetDevice failed, devId[%d], ret[507033]" % (pid, r),
+               plog_hdr("ERROR", "HCCL", pid, "python", c2.tick(5, 30)) + "[op_base.cc:1468] [%d][InitGroupStage][Resource]HcclCommInitClusterInfoConfig failed, rankTable[/user/config/jobstart_hccl.json], rank[%d], group[hccl_world_group], ret[0x0000000005000004]" % (pid, rank),
+               plog_hdr("ERROR", "HCCL", pid, "python", c2.tick(5, 30)) + "[op_base.cc:1470] [%d][hccl_world_group]call trace: hcclRet -> 4" % pid]
+        run += [plog_hdr("INFO", "HCCL", pid, "python", c.tick()) + "[op_base.cc:1402] [%d]Entry-HcclCommInitClusterInfoConfig:ranktable[/user/config/jobstart_hccl.json], rank_id[%d], group[hccl_world_group], deviceLogicId[%d]" % (pid, rank, r)]
+        c.t = max(c.t, c2.t)
+        run += plog_finalize(c, pid, "python")
+        F.put(top + "/ascend/log/run/plog/plog-%d_%s.log" % (pid, f_17(job + timedelta(milliseconds=r * 3))), run)
+        F.put(top + "/ascend/log/debug/plog/plog-%d_%s.log" % (pid, f_17(dsv - timedelta(microseconds=190))), dbg)
+
+    # ---------------- engineer's additions: boot/clock, msrun worker logs, single-node tests ----------------
+    now = T("2026-05-28 11:07:02", CST)
+    F.put("extra/uptime_-s.txt", [h.local(h.boot).strftime("%Y-%m-%d %H:%M:%S")])
+    F.put("extra/proc_stat.txt", proc_stat(h, rng))
+    F.put("extra/date.txt", [f_date(now, "CST"), "%d%s" % (epoch(now), now.strftime("%z"))])
+    F.put("extra/timedatectl.txt", timedatectl(h, now))
+    for r, pid in enumerate(pids):
+        rank = 336 + r
+        d0 = job - timedelta(milliseconds=900)
+        c = Clock(d0, rng)
+        w = ["%s [INFO] msrun: RANK_ID=%d, DEVICE_ID=%d, RANK_SIZE=1024, MS_SCHED_HOST=10.20.0.11, MS_SCHED_PORT=8118" % (f_inst(d0), rank, r),
+             ms_log("WARNING", "ME", pid, "ffff8f7ff120", c.tick(), "mindspore/python/mindspore/context.py:1242", "set_context", "For 'context.set_context', the parameter 'device_target' will be deprecated and removed in a future version. Please use the api mindspore.set_device() instead."),
+             ms_log("INFO", "DISTRIBUTED", pid, "ffff8f7ff120", c.jump(1.2), "mindspore/ccsrc/distributed/collective/collective_manager.cc:312", "Initialize", "Start initializing collective communication for backend: Ascend..."),
+             ms_log("INFO", "DISTRIBUTED", pid, "ffff8f7ff120", c.jump(0.3), "mindspore/ccsrc/plugin/device/ascend/hal/hccl_adapter/hccl_adapter.cc:412", "InitKernelInfoStore", "Start init hccl kernel info store."),
+             ms_log("ERROR", "DEVICE", pid, "ffff237ee1a0", svm_times[pid] + timedelta(milliseconds=3), "mindspore/ccsrc/plugin/res_manager/ascend/hal_manager/ascend_hal_manager.cc:88", "InitDevice",
+                    "Call aclrtSetDevice failed, ret[507033]. Got device count[8] and device id[%d], please check if device id is valid." % r),
+             ms_log("ERROR", "DISTRIBUTED", pid, "ffff237ee1a0", svm_times[pid] + timedelta(milliseconds=5), "mindspore/ccsrc/distributed/collective/collective_manager.cc:1057", "RunInitCommTasks",
+                    "Init communicator for group hccl_world_group exception info: HcclCommInitClusterInfoConfig failed. Error code: 4. The details refer to 'Ascend Error Message'."),
+             "Traceback (most recent call last):",
+             '  File "/home/work/pangu_alpha/train.py", line 512, in <module>',
+             "    run_train(opt)",
+             '  File "/home/work/pangu_alpha/train.py", line 203, in run_train',
+             "    init()",
+             '  File "/usr/local/python3.9.2/lib/python3.9/site-packages/mindspore/communication/management.py", line 198, in init',
+             "    init_hccl()",
+             "RuntimeError: Communicator of group hccl_world_group inited: failed. Result: Init communicator for group hccl_world_group exception info: HcclCommInitClusterInfoConfig failed. Error code: 4. The details refer to 'Ascend Error Message'.",
+             "",
+             "----------------------------------------------------",
+             "- Ascend Error Message:",
+             "----------------------------------------------------",
+             "EL9999: Inner Error!",
+             "EL9999[PID: %d] %s (EL9999):  Not support svm mem, because asan is opened or os not support mmap 8T.[FUNC:devmm_svm_map_va_space][FILE:devmm_svm.c][LINE:281]" % (pid, f_plog(svm_times[pid])),
+             "        TraceBack (most recent call last):",
+             "       [drv api] halMemAlloc failed: device_id=%d, size=67108864, type=2, env_type=3, drvRetCode=6![FUNC:DevMemAlloc][FILE:npu_driver.cc][LINE:1203]" % r,
+             "       open device %d failed, runtime result = 507033.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]" % r,
+             "",
+             "(Please search \"CANN Common Error Analysis\" at https://www.mindspore.cn for error code description)",
+             "",
+             "----------------------------------------------------",
+             "- C++ Call Stack: (For framework developers)",
+             "----------------------------------------------------",
+             "mindspore/ccsrc/distributed/collective/collective_manager.cc:1057 WaitCommInitDone",
+             ""]
+        F.put("extra/msrun_log/worker_%d.log" % r, w)
+    # single-node HCCL test (prints plog to stdout via ASCEND_SLOG_PRINT_TO_STDOUT=1)
+    ht = ["root@%s:/usr/local/Ascend/ascend-toolkit/latest/tools/hccl_test# export ASCEND_SLOG_PRINT_TO_STDOUT=1" % h.name,
+          "root@%s:/usr/local/Ascend/ascend-toolkit/latest/tools/hccl_test# mpirun -n 8 ./bin/all_reduce_test -b 8K -e 64M -f 2 -d fp32 -o sum -p 8" % h.name]
+    for r in range(8):
+        pid = 51102 + r
+        d = hccl_t + timedelta(milliseconds=9 * r)
+        ht.append(plog_hdr("ERROR", "DRV", pid, "all_reduce_test", d - timedelta(microseconds=80)) + "[devmm_svm.c:281][ascend][curpid:%d,%d][drv][devmm][devmm_svm_map_va_space]Not support svm mem, because asan is opened or os not support mmap 8T." % (pid, pid))
+        ht.append(plog_hdr("ERROR", "DRV", pid, "all_reduce_test", d + timedelta(milliseconds=2)) + "[devmm_host_mem.c:733][ascend][curpid:%d,%d][drv][devmm][devmm_host_mem_alloc]Host mem gotgo malloc, errstr=Invalid argument" % (pid, pid))
+        ht.append(plog_hdr("ERROR", "HCCL", pid, "all_reduce_test", d + timedelta(milliseconds=3)) + "[hccl_test_common.cc:218] [%d]call aclrtMallocHost failed, ret[207001]" % pid)
+    ht += ["-------------------------------------------------------",
+           "Primary job  terminated normally, but 1 process returned",
+           "a non-zero exit code. Per user-direction, the job has been aborted.",
+           "-------------------------------------------------------",
+           "--------------------------------------------------------------------------",
+           "mpirun detected that one or more processes exited with non-zero status, thus causing",
+           "the job to be terminated. The first process to do so was:",
+           "", "  Process name: [[31207,1],0]", "  Exit code:    1",
+           "--------------------------------------------------------------------------"]
+    F.put("extra/hccl_test_all_reduce_8p.log", ht)
+    p2 = ["root@%s:~# ascend-dmi --bw -t p2p -s 0 -d 1 -q" % h.name]
+    d = T("2026-05-28 10:47:31.802000", CST)
+    p2.append(plog_hdr("ERROR", "DRV", 52871, "ascend-dmi", d) + "[devmm_host_mem.c:733][ascend][curpid:52871,52871][drv][devmm][devmm_host_mem_alloc]Host mem gotgo malloc, errstr=Invalid argument")
+    p2 += ["[ERROR] P2P bandwidth test failed, src device 0, dst device 1, ret = 207001.", "root@%s:~# echo $?" % h.name, "1"]
+    F.put("extra/p2p_test_dev0_dev1.log", p2)
+
+    # installed driver / firmware / toolkit files as kept by the engineer (cat outputs)
+    F.put("extra/usr/local/Ascend/driver/version.info", driver_version_info(DRV_INSTALLED, "V100R001C19SPC001B225", "[V100R001C15],[V100R001C17],[V100R001C18],[V100R001C19]", "[7.0.0,7.5.99]", hal="7.35.21"))
+    F.put("extra/usr/local/Ascend/firmware/version.info", firmware_version_info(FW, "24.1.0.3", "[23.0.0,23.0.0.],[24.0,24.0.],[24.1,24.1.]"))
+    F.put("extra/pip_list.txt", pip_list(dict(BASE_PIP, **CANN_PIP, mindspore="2.4.0", **{"numpy": "1.23.5"})))
+    F.put("extra/dpkg_-l.txt", dpkg_list())
+    F.write()
+    return F
+
+
+# ============================================================================================
+# driver
+# ============================================================================================
+BUNDLES: dict = {}
+
+
+def register():
+    g = globals()
+    for k, v in g.items():
+        if k.startswith("bundle_") and callable(v):
+            BUNDLES[k[len("bundle_"):].replace("_", "-")] = v
+
+
+def generate(dest: str, only=None) -> dict:
+    sizes = {}
+    for name, fn in sorted(BUNDLES.items()):
+        if only and name not in only:
+            continue
+        out = os.path.join(dest, name)
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        F = fn(out)
+        sizes[name] = F.size() if F else 0
+    return sizes
+
+
+def main() -> int:
+    register()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", action="append", help="bundle name (repeatable)")
+    ap.add_argument("--check", action="store_true", help="verify samples/ equals the generator output")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(sorted(BUNDLES)))
+        return 0
+    if a.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            generate(tmp, a.only)
+            bad = []
+            for name in sorted(os.listdir(tmp)):
+                cmp = filecmp.dircmp(os.path.join(tmp, name), os.path.join(SAMPLES, name))
+                stack = [cmp]
+                while stack:
+                    c = stack.pop()
+                    if c.left_only or c.right_only or c.diff_files:
+                        bad.append("%s: only-new=%s only-committed=%s differ=%s" % (c.left, c.left_only, c.right_only, c.diff_files))
+                    stack.extend(c.subdirs.values())
+            if bad:
+                print("\n".join(bad))
+                return 1
+            print("samples/ is up to date")
+            return 0
+    sizes = generate(SAMPLES, a.only)
+    for k, v in sizes.items():
+        print("%-45s %9d bytes" % (k, v))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
