@@ -580,15 +580,15 @@ def oplog(op: str, d: datetime, run: str, ok=True, cmd="--full --quiet") -> str:
 # command outputs
 # --------------------------------------------------------------------------------------------
 def npu_smi_info(h: Host, tool_ver: str, drv_ver: str, procs: dict | None = None, rng=None, hbm_used=None, health=None) -> list:
-    """96-column A2 layout (log-formats.md §5.1). procs: {npu: [(pid, name, mem)]}; the header shows the
+    """98-column A2 layout (log-formats.md §5.1). procs: {npu: [(pid, name, mem)]}; the header shows the
     npu-smi tool version and, after `Version:`, the driver version reported by the loaded driver."""
     rng = rng or random.Random(1)
     sep = "+===========================+===============+====================================================+"
     def row(s):
-        return "| " + s.ljust(93) + "|"
+        return "| " + s.ljust(95) + "|"
     def cells(a, b, c):
         return "| " + a.ljust(25) + " | " + b.ljust(13) + " | " + c.ljust(51) + "|"
-    L = ["+" + "-" * 94 + "+", row(("npu-smi %s" % tool_ver).ljust(33) + "Version: %s" % drv_ver),
+    L = ["+" + "-" * 96 + "+", row(("npu-smi %s" % tool_ver).ljust(33) + "Version: %s" % drv_ver),
          "+---------------------------+---------------+----------------------------------------------------+",
          "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
          "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |", sep]
@@ -610,7 +610,7 @@ def npu_smi_info(h: Host, tool_ver: str, drv_ver: str, procs: dict | None = None
         else:
             L.append(row("No running processes found in NPU %d" % i))
         L.append(sep)
-    assert all(len(l) == 96 for l in L), [l for l in L if len(l) != 96]
+    assert all(len(l) == 98 for l in L), [l for l in L if len(l) != 98]
     return L
 
 
