@@ -1275,6 +1275,714 @@ def bundle_seed_driver_reboot_pending(out: str):
     return F
 
 
+
+
+# --------------------------------------------------------------------------------------------
+# faultline-collect layout (must match scripts/faultline-collect)
+# --------------------------------------------------------------------------------------------
+class FC:
+    def __init__(self, F: Files, h: Host, now: datetime, rng: random.Random, prefix: str = ""):
+        self.F, self.h, self.now, self.rng = F, h, now, rng
+        self.name = "faultline_%s_%s" % (h.name, h.local(now).strftime("%Y%m%d%H%M%S"))
+        self.root = (prefix + "/" if prefix else "") + self.name
+        self.cmds, self.files, self.procs, self.warnings = [], [], [], []
+
+    def cmd(self, name, cmdline, lines, exit=0, missing=False, secs=None):
+        if missing:
+            self.cmds.append({"cmd": cmdline, "file": None, "exit": 127, "seconds": 0, "missing": True})
+            return
+        f = "cmd/%s.txt" % name
+        self.F.put(self.root + "/" + f, lines)
+        s = secs if secs is not None else round(self.rng.uniform(0.002, 0.09), 3)
+        self.cmds.append({"cmd": cmdline, "file": f, "exit": exit, "seconds": s, "missing": False, "timed_out": exit == 124})
+
+    def file(self, path, content, status="copied"):
+        if content is None:
+            self.files.append({"path": path, "file": None, "status": "missing"})
+            return
+        rel = "files" + path
+        self.F.put(self.root + "/" + rel, content)
+        self.files.append({"path": path, "file": rel, "status": status})
+
+    def log(self, rel, content):
+        self.F.put(self.root + "/logs/" + rel, content)
+
+    def proc(self, pid, comm, exe, maps, environ: dict, argv, limits=None, redact=True):
+        base = "%s/proc/%d/" % (self.root, pid)
+        self.F.put(base + "maps", maps)
+        env = {}
+        for k, v in environ.items():
+            up = k.upper()
+            secret = any(s in up for s in ("TOKEN", "PASSWORD", "PASSWD", "SECRET", "KEY", "CREDENTIAL")) or \
+                any(p == part for part in up.split("_") for p in ("AK", "SK"))
+            env[k] = "<redacted>" if (secret and redact) else v
+        self.F.put(base + "environ", environ_bytes(env))
+        self.F.put(base + "cmdline", cmdline_bytes(argv))
+        self.F.put(base + "limits", limits or proc_limits())
+        self.procs.append({"pid": pid, "comm": comm, "exe": exe})
+
+    def manifest(self, since_days=7, seconds=None):
+        loc = self.h.local(self.now)
+        m = {"collector": "faultline-collect", "collector_version": "1.0.0", "host": self.h.name,
+             "collected_at": loc.strftime("%Y-%m-%dT%H:%M:%S%z"), "collected_at_epoch": epoch(self.now),
+             "timezone": loc.strftime("%z"), "timezone_name": self.h.zname, "kernel": self.h.kernel, "user": "root",
+             "options": {"since": (loc - timedelta(days=since_days)).strftime("%Y-%m-%dT%H:%M:%S%z"), "since_days": since_days,
+                         "redact": True, "timeout_seconds": 30, "max_file_mb": 64},
+             "seconds": seconds or round(sum(c["seconds"] for c in self.cmds) + 2.4, 3),
+             "commands": self.cmds, "files": self.files, "processes": self.procs, "warnings": self.warnings}
+        # same shape as the shell collector: one JSON object per line inside the arrays
+        out = ["{"]
+        keys = list(m)
+        for i, k in enumerate(keys):
+            comma = "," if i < len(keys) - 1 else ""
+            v = m[k]
+            if isinstance(v, list):
+                out.append('  "%s": [' % k)
+                for j, e in enumerate(v):
+                    out.append("    " + json.dumps(e, separators=(",", ":"), ensure_ascii=False) + ("," if j < len(v) - 1 else ""))
+                out.append("  ]" + comma)
+            elif isinstance(v, dict):
+                out.append('  "%s": %s%s' % (k, json.dumps(v, separators=(", ", ": ")), comma))
+            else:
+                out.append('  "%s": %s%s' % (k, json.dumps(v), comma))
+        out.append("}")
+        self.F.put(self.root + "/manifest.json", out)
+
+
+def proc_limits(vmem="unlimited", stack="8388608") -> list:
+    L = ["Limit                     Soft Limit           Hard Limit           Units     "]
+    for n, s, hh, u in [("Max cpu time", "unlimited", "unlimited", "seconds"), ("Max file size", "unlimited", "unlimited", "bytes"),
+                        ("Max data size", "unlimited", "unlimited", "bytes"), ("Max stack size", stack, "unlimited", "bytes"),
+                        ("Max core file size", "0", "unlimited", "bytes"), ("Max resident set", "unlimited", "unlimited", "bytes"),
+                        ("Max processes", "4126479", "4126479", "processes"), ("Max open files", "1048576", "1048576", "files"),
+                        ("Max locked memory", "8388608", "8388608", "bytes"), ("Max address space", vmem, vmem, "bytes"),
+                        ("Max file locks", "unlimited", "unlimited", "locks"), ("Max pending signals", "4126479", "4126479", "signals"),
+                        ("Max msgqueue size", "819200", "819200", "bytes"), ("Max nice priority", "0", "0", ""),
+                        ("Max realtime priority", "0", "0", ""), ("Max realtime timeout", "unlimited", "unlimited", "us")]:
+        L.append("%-26s%-21s%-21s%-10s" % (n, s, hh, u))
+    return L
+
+
+FC_MODS = ["drv_pcie_host", "drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "drv_pcie_hdc_host", "asdrv_dms", "asdrv_svm",
+           "asdrv_trs", "ts_agent", "drv_devmng_host", "drv_devdrv_host", "drv_devmm_host", "drv_davinci_intf_host"]
+MOD_DEPS = {"drv_seclib_host": [], "ascend_kernel_open_adapt": ["drv_seclib_host"], "asdrv_pbl": ["drv_seclib_host", "ascend_kernel_open_adapt"],
+            "drv_pcie_host": ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl"],
+            "drv_pcie_hdc_host": ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "drv_pcie_host"],
+            "asdrv_dms": ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "drv_pcie_host"],
+            "asdrv_svm": ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "drv_pcie_host", "asdrv_dms"],
+            "asdrv_trs": ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "drv_pcie_host", "asdrv_dms"],
+            "ts_agent": ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl", "drv_pcie_host", "asdrv_trs"]}
+
+
+def ls_l(entries, total=None) -> list:
+    """entries: (mode, size, mtime datetime, name, target|None)."""
+    L = ["total %d" % (total if total is not None else sum(e[1] for e in entries) // 1024)]
+    for mode, size, mt, name, tgt in entries:
+        ts = "%s %2d %s" % (MONTHS[mt.month - 1], mt.day, mt.strftime("%H:%M"))
+        L.append("%s 1 root root %7d %s %s%s" % (mode, size, ts, name, (" -> " + tgt) if tgt else ""))
+    return L
+
+
+def fc_node(fc: FC, st: dict):
+    """Fills a faultline-collect bundle for one host from the state dict st (healthy defaults)."""
+    h, now, rng = fc.h, fc.now, fc.rng
+    loc = h.local(now)
+    kr = h.kernel
+    fc.cmd("date_epoch_zone", "date +%s%z", ["%d%s" % (epoch(now), loc.strftime("%z"))])
+    fc.cmd("date_-R", "date -R", [f_rfc2822(loc)])
+    fc.cmd("date", "date", [f_date(loc, h.zname)])
+    fc.cmd("timedatectl", "timedatectl", timedatectl(h, now))
+    fc.cmd("hostname", "hostname", [h.name])
+    fc.cmd("uname_-a", "uname -a", [h.uname_a()])
+    fc.cmd("uname_-r", "uname -r", [kr])
+    fc.cmd("uptime_-s", "uptime -s", [h.local(h.boot).strftime("%Y-%m-%d %H:%M:%S")])
+    up = now - h.boot
+    fc.cmd("uptime", "uptime", [" %s up %d days, %2d:%02d,  2 users,  load average: 3.41, 3.12, 2.87" % (loc.strftime("%H:%M:%S"), up.days, up.seconds // 3600, up.seconds % 3600 // 60)])
+    fc.file("/proc/stat", proc_stat(h, rng))
+    fc.file("/proc/cmdline", ["BOOT_IMAGE=/vmlinuz-%s root=/dev/mapper/ubuntu--vg-ubuntu--lv ro iommu.passthrough=1" % kr])
+    fc.file("/proc/uptime", ["%.2f %.2f" % (up.total_seconds(), up.total_seconds() * 180)])
+    fc.file("/etc/os-release", ['PRETTY_NAME="%s"' % h.os_pretty, 'NAME="Ubuntu"', 'VERSION_ID="22.04"', 'VERSION="22.04.4 LTS (Jammy Jellyfish)"', 'ID=ubuntu', 'ID_LIKE=debian'])
+    fc.file("/etc/timezone", [h.tzid])
+    fc.cmd("ls_-l_etc_localtime", "ls -l /etc/localtime", ["lrwxrwxrwx 1 root root 33 Jan 10  2025 /etc/localtime -> /usr/share/zoneinfo/%s" % h.tzid])
+    # NPU
+    if st.get("npu_smi") is not None:
+        fc.cmd("npu-smi_info", "npu-smi info", st["npu_smi"], exit=st.get("npu_smi_exit", 0), secs=round(rng.uniform(0.3, 1.2), 3))
+        if st.get("npu_smi_exit", 0) == 0:
+            fc.cmd("npu-smi_info_-l", "npu-smi info -l", npu_smi_l(h))
+            fc.cmd("npu-smi_-v", "npu-smi -v", ["npu-smi version: %s" % st["npu_tool"]])
+            for i in range(h.npus):
+                fc.cmd("npu-smi_info_-t_board_-i_%d" % i, "npu-smi info -t board -i %d" % i, npu_smi_board(h, i, st["drv_loaded"], st["fw"], "1025C9%06d" % (rng.randint(0, 999999))))
+                fc.cmd("npu-smi_info_-t_health_-i_%d" % i, "npu-smi info -t health -i %d" % i, npu_smi_health())
+                fc.cmd("npu-smi_info_-t_usages_-i_%d" % i, "npu-smi info -t usages -i %d" % i,
+                       ["        DDR Capacity(MB)               : 13553", "        DDR Usage Rate(%)              : 6", "        HBM Capacity(MB)               : %d" % h.hbm,
+                        "        HBM Usage Rate(%%)              : %d" % rng.randint(4, 90), "        Aicore Usage Rate(%%)           : %d" % rng.randint(0, 90), "        Chip ID                        : 0"])
+        else:
+            fc.cmd("npu-smi_info_-l", "npu-smi info -l", st["npu_smi"], exit=st["npu_smi_exit"])
+            fc.cmd("npu-smi_-v", "npu-smi -v", ["npu-smi version: %s" % st["npu_tool"]])
+    fc.cmd("lspci", "lspci", lspci(h))
+    if st.get("dev_nodes", True):
+        dl = ["crw-rw---- 1 HwHiAiUser HwHiAiUser 236, %d %s /dev/davinci%d" % (i, h.local(h.boot + timedelta(seconds=60)).strftime("%b %e %H:%M"), i) for i in range(h.npus)]
+        dl += ["crw-rw---- 1 HwHiAiUser HwHiAiUser 237, 0 %s /dev/davinci_manager" % h.local(h.boot + timedelta(seconds=60)).strftime("%b %e %H:%M"),
+               "crw-rw---- 1 HwHiAiUser HwHiAiUser 238, 0 %s /dev/devmm_svm" % h.local(h.boot + timedelta(seconds=60)).strftime("%b %e %H:%M"),
+               "crw-rw---- 1 HwHiAiUser HwHiAiUser 239, 0 %s /dev/hisi_hdc" % h.local(h.boot + timedelta(seconds=60)).strftime("%b %e %H:%M")]
+        fc.cmd("ls_-l_dev_davinci", "sh -c ls -l /dev/davinci* /dev/davinci_manager /dev/devmm_svm /dev/hisi_hdc", dl)
+    else:
+        fc.cmd("ls_-l_dev_davinci", "sh -c ls -l /dev/davinci* /dev/davinci_manager /dev/devmm_svm /dev/hisi_hdc",
+               ["ls: cannot access '/dev/davinci*': No such file or directory", "ls: cannot access '/dev/davinci_manager': No such file or directory",
+                "ls: cannot access '/dev/devmm_svm': No such file or directory", "ls: cannot access '/dev/hisi_hdc': No such file or directory"], exit=2)
+    # versions and install records
+    fc.file("/lib/davinci.conf", ["DAVINCI_HOME_PATH=/usr/local/Ascend"])
+    fc.file("/etc/ascend_install.info", ascend_install_info())
+    fc.file("/usr/local/Ascend/driver/version.info", st["drv_version_info"])
+    fc.file("/usr/local/Ascend/firmware/version.info", st["fw_version_info"])
+    for path, content in st.get("version_files", {}).items():
+        fc.file(path, content)
+    fc.cmd("ls_-l_ascend_root", "ls -l /usr/local/Ascend /usr/local/Ascend/ascend-toolkit /usr/local/Ascend/driver /usr/local/Ascend/driver/lib64/driver", st["ls_ascend"])
+    fc.cmd("ls_-l_set_env", "ls -l /usr/local/Ascend/ascend-toolkit/set_env.sh /usr/local/Ascend/ascend-toolkit/latest/set_env.sh /usr/local/Ascend/nnal/atb/set_env.sh",
+           st["ls_set_env"], exit=st.get("ls_set_env_exit", 0))
+    fc.cmd("readlink_-f_ascend-toolkit_latest", "readlink -f /usr/local/Ascend/ascend-toolkit/latest", [st["latest"]], exit=0 if st["latest"] else 1)
+    fc.file("/var/log/ascend_seclog/ascend_install.log", st["install_log"])
+    fc.file("/var/log/ascend_seclog/operation.log", st["operation_log"])
+    fc.cmd("grep_set_env_profiles", "sh -c for f in /etc/profile /etc/profile.d/*.sh /etc/bash.bashrc /root/.bashrc /root/.profile /home/*/.bashrc; do ...; done",
+           st.get("profiles", ["/root/.bashrc:118:source /usr/local/Ascend/ascend-toolkit/set_env.sh"]))
+    fc.cmd("dpkg_-l", "dpkg -l", dpkg_list([("linux-headers-%s" % kr, kr.split("-generic")[0].replace("-", "."), "arm64", "Linux kernel headers for version 5.15.0 on ARMv8 SMP")]), secs=0.21)
+    fc.cmd("pip_list", "python3 -m pip list", pip_list(st["host_pip"]), secs=0.74)
+    fc.cmd("pip_freeze", "python3 -m pip freeze", ["%s==%s" % kv for kv in sorted(st["host_pip"].items(), key=lambda kv: kv[0].lower()) if kv[0] not in ("pip", "setuptools", "wheel")], secs=0.69)
+    # kernel / modules
+    K = st["klog"]
+    fc.cmd("dmesg", "dmesg", K.dmesg())
+    fc.cmd("dmesg_-T", "dmesg -T", K.dmesg_T())
+    fc.cmd("journalctl_-k_-b", "journalctl -k -b -o short-iso --no-pager", ["-- Journal begins at %s. --" % f_journal(h.local(h.boot - timedelta(days=40)))] + K.journal(), secs=0.31)
+    fc.cmd("journalctl_-k_-b_-1", "journalctl -k -b -1 -o short-iso --no-pager", st.get("journal_prev", ["-- No entries --"]), exit=0, secs=0.22)
+    fc.cmd("lsmod", "lsmod", lsmod(st["lsmod"]))
+    mods = st.get("modinfo", {})
+    for m in FC_MODS:
+        info = mods.get(m)
+        if info is None:
+            fc.cmd("modinfo_-n_%s" % m, "modinfo -n %s" % m, ["modinfo: ERROR: Module %s not found." % m], exit=1)
+            fc.cmd("modinfo_-F_vermagic_%s" % m, "modinfo -F vermagic %s" % m, ["modinfo: ERROR: Module %s not found." % m], exit=1)
+            fc.cmd("modprobe_-n_-v_%s" % m, "modprobe -n -v %s" % m, ["modprobe: FATAL: Module %s not found in directory /lib/modules/%s" % (m, kr)], exit=1)
+            fc.cmd("modprobe_--show-depends_%s" % m, "modprobe --show-depends %s" % m, ["modprobe: FATAL: Module %s not found in directory /lib/modules/%s" % (m, kr)], exit=1)
+            continue
+        fc.cmd("modinfo_-n_%s" % m, "modinfo -n %s" % m, [info["path"]])
+        fc.cmd("modinfo_-F_vermagic_%s" % m, "modinfo -F vermagic %s" % m, ["%s SMP mod_unload modversions aarch64" % kr])
+        deps = [mods[d]["path"] for d in MOD_DEPS.get(m, []) if d in mods] + [info["path"]]
+        loaded_names = {n for n, _, _ in st["lsmod"]}
+        todo = [p for d, p in zip(MOD_DEPS.get(m, []) + [m], deps) if d not in loaded_names]
+        fc.cmd("modprobe_-n_-v_%s" % m, "modprobe -n -v %s" % m, ["insmod %s " % p for p in todo])
+        fc.cmd("modprobe_--show-depends_%s" % m, "modprobe --show-depends %s" % m, ["insmod %s " % p for p in deps])
+    if "drv_pcie_host" in mods:
+        i = mods["drv_pcie_host"]
+        fc.cmd("modinfo_drv_pcie_host", "modinfo drv_pcie_host", ["filename:       %s" % i["path"], "version:        %s" % i["version"], "license:        GPL v2",
+                                                                   "description:    Ascend PCIe host driver", "author:         Huawei Tech. Co., Ltd.",
+                                                                   "srcversion:     %s" % i.get("srcversion", "8D1C2F1A3B5E7D9C0A2B4C6"),
+                                                                   "depends:        drv_seclib_host,ascend_kernel_open_adapt,asdrv_pbl", "retpoline:      Y",
+                                                                   "name:           drv_pcie_host", "vermagic:       %s SMP mod_unload modversions aarch64" % kr])
+    fc.cmd("ls_-l_lib_modules_updates", "ls -l /lib/modules/%s/updates/" % kr, st["ls_updates"])
+    fc.cmd("ls_-l_lib_modules_updates_dkms", "ls -l /lib/modules/%s/updates/dkms/" % kr, st["ls_updates_dkms"], exit=st.get("ls_updates_dkms_exit", 0))
+    if st.get("modules_dep"):
+        fc.file("/lib/modules/%s/modules.dep" % kr, st["modules_dep"])
+    fc.cmd("ls_-l_sys_module_drv", "sh -c for d in /sys/module/drv_* /sys/module/asdrv_* /sys/module/ascend_*; do ...; done",
+           ["/sys/module/%s version=%s srcversion=%s" % (n, st.get("drv_loaded", ""), "8D1C2F1A3B5E7D9C0A2B4C6") for n, _, _ in st["lsmod"] if n.startswith(("drv_", "asdrv_", "ascend_"))])
+    # limits, mounts, env
+    fc.cmd("ulimit_-a", "sh -c if command -v bash >/dev/null 2>&1; then exec bash -c \"ulimit -a\"; else ulimit -a; fi", st.get("ulimit", ulimit_a()))
+    fc.cmd("sysctl_vm.max_map_count", "sysctl vm.max_map_count vm.overcommit_memory kernel.randomize_va_space",
+           ["vm.max_map_count = %d" % st.get("max_map_count", 1048576), "vm.overcommit_memory = 0", "kernel.randomize_va_space = 2"])
+    fc.file("/proc/1/mountinfo", st.get("mountinfo", mountinfo_host()))
+    fc.file("/proc/self/mountinfo", st.get("mountinfo", mountinfo_host()))
+    fc.file("/proc/meminfo", ["MemTotal:       1055384592 kB", "MemFree:        %d kB" % rng.randint(600000000, 1000000000), "MemAvailable:   %d kB" % rng.randint(900000000, 1030000000),
+                              "HugePages_Total:       0", "Hugepagesize:       2048 kB"])
+    fc.cmd("printenv", "printenv", ["%s=%s" % kv for kv in st["shell_env"].items()])
+    for p in st.get("procs", []):
+        fc.proc(**p)
+        py = p["exe"]
+        if "python" in py and st.get("proc_pip"):
+            fc.cmd("pip_list_pid%d" % p["pid"], "%s -m pip list" % py, pip_list(st["proc_pip"]), secs=0.81)
+    # logs
+    for path, content in st.get("host_files", {}).items():
+        fc.file(path, content)
+    for rel, content in st.get("logs", {}).items():
+        fc.log(rel, content)
+    fc.cmd("msnpureport_-f", "msnpureport -f", st.get("msnpureport", ["msnpureport start, please wait...", "Export finished."]), secs=round(rng.uniform(8, 20), 3))
+    fc.manifest()
+
+
+# --------------------------------------------------------------------------------------------
+# a consistent node state for fc_node (healthy unless a sample changes it)
+# --------------------------------------------------------------------------------------------
+DRV_META = {  # driver version -> (Innerversion, compatible_version, compatible_version_fw, ascendhal)
+    "25.2.0": ("V100R001C23SPC001B225", "[V100R001C19],[V100R001C20],[V100R001C21],[V100R001C22],[V100R001C23]", "[7.0.0,7.8.99]", "7.35.23"),
+    "25.5.1": ("V100R001C25SPC001B230", "[V100R001C21],[V100R001C22],[V100R001C23],[V100R001C25]", "[7.0.0,8.9.9]", "7.35.25"),
+    "26.0.rc1": ("V100R001C10SPC001B257", "[V100R001C23],[V100R001C25],[V100R001C26],[V100R001C27]", "[7.0.0,9.9.99]", "7.35.26"),
+}
+CANN_META = {  # CANN -> (innerversion, compatible_version, version.cfg inner)
+    "8.0.RC3": ("V100R001C19SPC001B180", "[V100R001C15],[V100R001C17],[V100R001C18],[V100R001C19]", "7.5.0.1.129"),
+    "8.5.0": ("V100R001C25SPC001B212", "[V100R001C21],[V100R001C22],[V100R001C23],[V100R001C25]", "7.8.0.5.212"),
+    "9.0.0": ("V100R001C26SPC001B105", "[V100R001C23],[V100R001C25],[V100R001C26]", "8.0.0.1.105"),
+    "9.1.0": ("V100R001C27SPC001B131", "[V100R001C25],[V100R001C26],[V100R001C27]", "8.1.0.1.131"),
+}
+
+
+def cann_home(ver: str) -> str:
+    """CANN >= 9 installs to /usr/local/Ascend/cann-<ver>; older ones under ascend-toolkit/<ver>."""
+    return "/usr/local/Ascend/cann-%s" % ver if ver.startswith("9") else "/usr/local/Ascend/ascend-toolkit/%s" % ver
+
+
+def base_state(h: Host, rng: random.Random, now: datetime, *, drv="25.5.1", fw="7.8.0.6.201", fw_pkg=None, canns=("8.5.0",), latest="8.5.0",
+               drv_installed_at: datetime | None = None, history=None, jobs=()) -> dict:
+    fw_pkg = fw_pkg or drv
+    inner, compat, fwc, hal = DRV_META[drv]
+    st = {"drv_loaded": drv, "npu_tool": drv, "fw": fw}
+    st["npu_smi"] = npu_smi_info(h, drv, drv, rng=rng)
+    st["drv_version_info"] = driver_version_info(drv, inner, compat, fwc, hal)
+    st["fw_version_info"] = firmware_version_info(fw, fw_pkg, "[23.0.0,23.0.0.],[24.0,24.0.],[24.1,24.1.],[25.0,25.0.],[25.2,25.2.],[25.5,25.5.],[26.0,26.0.]")
+    vf = {}
+    for c in canns:
+        home = cann_home(c)
+        ci, cc, cfg = CANN_META[c]
+        vf[home + "/aarch64-linux/ascend_toolkit_install.info"] = toolkit_install_info(c, ci, cc, home + "/aarch64-linux")
+        vf[home + "/version.cfg"] = ["# version: 1.0", "runtime_running_version=[%s:%s]" % (cfg, c), "compiler_running_version=[%s:%s]" % (cfg, c),
+                                     "opp_running_version=[%s:%s]" % (cfg, c), "toolkit_running_version=[%s:%s]" % (cfg, c)]
+    st["version_files"] = vf
+    lt = cann_home(latest) if latest else ""
+    st["latest"] = lt
+    d0 = drv_installed_at or (h.boot - timedelta(days=3, hours=2))
+    st["ls_ascend"] = ["/usr/local/Ascend:", "total 28"] + \
+        ["drwxr-xr-x  %d root root 4096 %s %s" % (3, h.local(d0).strftime("%b %e %H:%M"), n) for n in (["ascend-toolkit"] + ["cann-%s" % c for c in canns if c.startswith("9")] + ["driver", "firmware"])] + \
+        ["", "/usr/local/Ascend/ascend-toolkit:", "total 12"] + \
+        ["drwxr-xr-x 6 root root 4096 %s %s" % (h.local(d0).strftime("%b %e %H:%M"), c) for c in canns if not c.startswith("9")] + \
+        (["lrwxrwxrwx 1 root root   %d %s latest -> %s" % (len(lt), h.local(d0).strftime("%b %e %H:%M"), lt)] if lt else []) + \
+        ["-rw-r--r-- 1 root root  412 %s set_env.sh" % h.local(d0).strftime("%b %e %H:%M"),
+         "", "/usr/local/Ascend/driver:", "total 36", "drwxr-xr-x 2 root root 4096 %s bin" % h.local(d0).strftime("%b %e %H:%M"),
+         "drwxr-xr-x 4 root root 4096 %s lib64" % h.local(d0).strftime("%b %e %H:%M"), "drwxr-xr-x 4 root root 4096 %s tools" % h.local(d0).strftime("%b %e %H:%M"),
+         "-r--r--r-- 1 root root  345 %s version.info" % h.local(d0).strftime("%b %e %H:%M"),
+         "", "/usr/local/Ascend/driver/lib64/driver:", "total 9420",
+         "-r-xr-xr-x 1 root root 1843200 %s libascend_hal.so" % h.local(d0).strftime("%b %e %H:%M"),
+         "-r-xr-xr-x 1 root root  305664 %s libdrvdsmi_host.so" % h.local(d0).strftime("%b %e %H:%M")]
+    st["ls_set_env"] = ["-rw-r--r-- 1 root root 412 %s /usr/local/Ascend/ascend-toolkit/set_env.sh" % h.local(d0).strftime("%b %e %H:%M"),
+                        "-rw-r--r-- 1 root root 389 %s /usr/local/Ascend/ascend-toolkit/latest/set_env.sh" % h.local(d0).strftime("%b %e %H:%M"),
+                        "ls: cannot access '/usr/local/Ascend/nnal/atb/set_env.sh': No such file or directory"]
+    st["ls_set_env_exit"] = 2
+    # install history: driver+firmware and CANN before this boot
+    L, O = [], []
+    if history:
+        L, O = history
+    else:
+        t = d0 - timedelta(minutes=14)
+        l, e = inst_firmware(t, "Ascend-hdk-910b-npu-firmware_%s.run" % fw, "7.7.0.1.231", fw, rng); L += l
+        O.append(oplog("Upgrade", t, "Ascend-hdk-910b-npu-firmware_%s.run" % fw))
+        l, e = inst_driver(d0, "Ascend-hdk-910b-npu-driver_%s_linux-aarch64.run" % drv, "25.2.0", drv, h.kernel, rng, old="25.2.0"); L += l
+        O.append(oplog("Upgrade", d0, "Ascend-hdk-910b-npu-driver_%s_linux-aarch64.run" % drv))
+        for k, c in enumerate(canns):
+            t = d0 - timedelta(days=20 + 10 * k)
+            l, e = inst_cann(t, "Toolkit", "Toolkit", cann_home(c), rng); L = l + L
+            O.insert(0, oplog("Install", t, "Ascend-cann-toolkit_%s_linux-aarch64.run" % c))
+    st["install_log"], st["operation_log"] = L, O
+    # kernel
+    K = KernelLog(h)
+    for u, t in kernel_boot_lines(h, rng):
+        K.add(u, t)
+    for u, t in ascend_load_lines(h, rng, 29.7, ring=False):
+        K.add(u, t, ascend_ring(t))
+    for (start, pid0, n, comm, end) in jobs:
+        for r in range(n):
+            for l in devmm_proc_lines(pid0 + r, comm, [r], ring=False):
+                K.add_at(start + timedelta(milliseconds=31 * r), l, ascend_ring(l))
+            if end:
+                for l in devmm_proc_lines(pid0 + r, comm, [r], ring=False, open_=False):
+                    K.add_at(end + timedelta(milliseconds=47 * r), l, ascend_ring(l))
+    st["klog"] = K
+    st["lsmod"] = ascend_lsmod() + GENERIC_MODS
+    kr = h.kernel
+    st["modinfo"] = {m: {"path": "/lib/modules/%s/updates/%s.ko" % (kr, m), "version": drv} for m in FC_MODS if m in ASCEND_MODS}
+    mt = h.local(d0 + timedelta(seconds=40))
+    st["ls_updates"] = ls_l([("-rw-r--r--", 65536 * (2 + (i * 5) % 31) + 4096 * i, mt, "%s.ko" % m, None) for i, m in enumerate(sorted(ASCEND_MODS))])
+    st["ls_updates_dkms"] = ["ls: cannot access '/lib/modules/%s/updates/dkms/': No such file or directory" % kr]
+    st["ls_updates_dkms_exit"] = 2
+    st["modules_dep"] = ["updates/%s.ko: %s" % (m, " ".join("updates/%s.ko" % d for d in reversed(MOD_DEPS.get(m, [])))) for m in sorted(ASCEND_MODS)] + \
+        ["kernel/drivers/net/ethernet/hisilicon/hns3/hns3.ko: kernel/drivers/net/ethernet/hisilicon/hns3/hnae3.ko",
+         "kernel/drivers/net/ethernet/hisilicon/hns3/hnae3.ko:", "kernel/net/bridge/bridge.ko: kernel/net/802/stp.ko kernel/net/llc/llc.ko"]
+    env = cann_env(*(("/usr/local/Ascend", "cann-%s" % latest) if latest and latest.startswith("9") else ("/usr/local/Ascend/ascend-toolkit", "latest")))
+    st["shell_env"] = {k: env[k] for k in ("PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH")}
+    st["host_pip"] = dict(BASE_PIP, **CANN_PIP)
+    return st
+
+
+def torch_job_env(st_env: dict, extra: dict) -> dict:
+    e = {"HOSTNAME": "trainer-0", "HOME": "/root", "LANG": "C.UTF-8", "TERM": "xterm", "SHLVL": "1", "PWD": "/workspace"}
+    e.update(st_env)
+    e.update(extra)
+    return e
+
+
+# ============================================================================================
+# bundle: seed-stale-dkms-module  (seed 002, faultline-collect layout + the engineer's case/ folder)
+# ============================================================================================
+def bundle_seed_stale_dkms_module(out: str):
+    rng = random.Random(2002)
+    CST = tz(8)
+    h = Host(name="ai-train-03", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-03-05 09:38:12.520000", CST),
+             kernel="5.15.0-131-generic", ip="10.8.2.13")
+    now = T("2026-03-05 10:15:22", CST)
+    F = Files(out)
+    kr = h.kernel
+    drv_at = T("2026-03-02 14:20:31", CST)
+    st = base_state(h, rng, now, drv="26.0.rc1", fw="9.0.0.0.205", fw_pkg="26.0.rc1", canns=("8.5.0",), latest="8.5.0", drv_installed_at=drv_at)
+    # install history: old 25.2.0 from /opt/hdk-25.2.0 with DKMS (2025-11), CANN 8.5.0 (2026-01), fw + driver 26.0.rc1 (2026-03-02)
+    L, O = [], []
+    t = T("2025-11-04 10:02:40", CST)
+    l, e = inst_driver(t, "Ascend-hdk-910b-npu-driver_25.2.0_linux-aarch64.run", "none", "25.2.0", kr, rng, path="/opt/hdk-25.2.0", dkms=True); L += l
+    O.append(oplog("Install", t, "Ascend-hdk-910b-npu-driver_25.2.0_linux-aarch64.run", cmd="--full --install-path=/opt/hdk-25.2.0"))
+    t = T("2026-01-12 16:41:09", CST)
+    l, e = inst_cann(t, "Toolkit", "Toolkit", cann_home("8.5.0"), rng); L += l
+    O.append(oplog("Install", t, "Ascend-cann-toolkit_8.5.0_linux-aarch64.run"))
+    t = T("2026-03-02 14:12:05", CST)
+    l, e = inst_firmware(t, "Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run", "7.8.0.6.201", "9.0.0.0.205", rng); L += l
+    O.append(oplog("Upgrade", t, "Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run"))
+    l, e = inst_driver(drv_at, "Ascend-hdk-910b-npu-driver_26.0.rc1_linux-aarch64.run", "none", "26.0.rc1", kr, rng); L += l
+    O.append(oplog("Install", drv_at, "Ascend-hdk-910b-npu-driver_26.0.rc1_linux-aarch64.run"))
+    st["install_log"], st["operation_log"] = L, O
+    # modules: fresh files in updates/, stale links in updates/dkms/ that modules.dep and modprobe prefer
+    stale = ["drv_pcie_host", "drv_pcie_hdc_host", "asdrv_dms", "asdrv_svm", "asdrv_trs", "ts_agent"]
+    old_dir = "/opt/hdk-25.2.0/driver/kernel"
+    for m in stale:
+        st["modinfo"][m] = {"path": "/lib/modules/%s/updates/dkms/%s.ko" % (kr, m), "version": "25.2.0", "srcversion": "3C1E07A2D94F5B6A8E0D1F7"}
+    mt_old = h.local(T("2025-11-04 10:03:55", CST))
+    st["ls_updates"][0:0] = []
+    st["ls_updates"].insert(1, "drwxr-xr-x 2 root root    4096 %s dkms" % mt_old.strftime("%b %e %H:%M"))
+    st["ls_updates_dkms"] = ls_l([("lrwxrwxrwx", len(old_dir) + len(m) + 4, mt_old, "%s.ko" % m, "%s/%s.ko" % (old_dir, m)) for m in sorted(stale)], total=0)
+    st["ls_updates_dkms_exit"] = 0
+    st["modules_dep"] = [("updates/dkms/%s.ko: " % m if m in stale else "updates/%s.ko: " % m) +
+                         " ".join(("updates/dkms/%s.ko" % d if d in stale else "updates/%s.ko" % d) for d in reversed(MOD_DEPS.get(m, []))) for m in sorted(ASCEND_MODS)]
+    loaded = ["drv_seclib_host", "ascend_kernel_open_adapt", "asdrv_pbl"]
+    st["lsmod"] = [(m, ASCEND_LSMOD_SIZES[m], "0") for m in reversed(loaded)] + GENERIC_MODS
+    st["npu_smi"] = ["dcmi module initialize failed. ret is -8005"]
+    st["npu_smi_exit"] = 255
+    st["dev_nodes"] = False
+    # kernel log of this boot: fresh modules load, stale ones fail with Unknown symbol
+    K = KernelLog(h)
+    for u, t in kernel_boot_lines(h, rng):
+        K.add(u, t)
+    u = 28.91
+    K.add(u, "[ascend] [drv_seclib] [drv_seclib_init 88] <systemd-udevd:702:702> seclib init success.")
+    K.add(u + 0.01, "[ascend] [ka_adapt] [ka_init 61] <systemd-udevd:702:702> kernel open adapt init success.")
+    syms = {"drv_pcie_host": ["ka_pci_enable_device_mem", "ka_dma_alloc_coherent_attr", "pbl_register_dev_ops", "asdrv_pbl_get_res_info"],
+            "drv_pcie_hdc_host": ["devdrv_pcimsg_register_client", "devdrv_get_pdev_by_devid"],
+            "asdrv_dms": ["devdrv_get_pdev_by_devid", "devdrv_register_rao_client", "ka_kthread_create_on_node"],
+            "asdrv_svm": ["devdrv_get_dev_num", "dms_get_dev_topology"], "asdrv_trs": ["devdrv_get_dev_num", "dms_register_notifier"],
+            "ts_agent": ["trs_register_ops"]}
+    for m in stale:
+        for s in syms[m]:
+            u += rng.uniform(0.0001, 0.002)
+            K.add(u, "%s: Unknown symbol %s (err -2)" % (m, s))
+        u += 0.4
+    K.add(u + 1.2, "systemd-modules-load[688]: Failed to insert module 'drv_pcie_host': Unknown symbol in module")
+    st["klog"] = K
+    st["journal_prev"] = ["-- Journal begins at 2026-01-24T06:12:09+0800, ends at 2026-03-05T09:37:40+0800. --"] + \
+        ["2026-03-04T15:%02d:%02d+0800 %s kernel: [ascend] [devmm] [devmm_ioctl_open_device 2115] <python3:38291,38291> Open logical_device. (logical_devid=0; phyid=0; vfid=0; hostpid=38291)" % (2, 11, h.name),
+         "2026-03-05T09:36:58+0800 %s kernel: reboot: Restarting system" % h.name]
+    st["host_pip"] = dict(BASE_PIP)
+    # pre-reboot CANN plogs of the hanging run (container mounted /root/ascend from the host)
+    pid = 38291
+    start = T("2026-03-04 15:02:07.318000", CST)
+    c = Clock(start, rng)
+    home = cann_home("9.1.0")
+    run = plog_init_noise(rng, c, pid, "python3", home + "/aarch64-linux", 0, "/workspace/det", n_perf=90)
+    run += plog_steady_noise(rng, c, pid, "python3", 260, step_s=1.4)
+    stall = T("2026-03-04 15:06:41.733102", CST)
+    dbg = []
+    for k in range(9):
+        d = stall + timedelta(seconds=180 * (k + 1), microseconds=rng.randint(0, 4000))
+        dbg.append(plog_hdr("ERROR", "RUNTIME", pid, "python3", d) + "[stream.cc:1607]%d SynchronizeExecutedTask: report three minutes timeout!" % pid)
+        dbg.append(plog_hdr("ERROR", "RUNTIME", pid, "python3", d + timedelta(microseconds=16)) + "[stream.cc:1611]%d SynchronizeExecutedTask: stream_id=47, task_id=1280, sqHead=500, pendingNum=781" % pid)
+    fail = T("2026-03-04 15:36:02.117530", CST)
+    c3 = Clock(fail, rng)
+    dbg += [plog_hdr("ERROR", "RUNTIME", pid, "python3", c3.tick()) + "[stream.cc:1632]%d SynchronizeExecutedTask: Stream synchronize timeout, device_id=0, stream_id=47, timeout=1800000, tryCount=10." % pid,
+            plog_hdr("ERROR", "RUNTIME", pid, "python3", c3.tick()) + "[api_c.cc:2143]%d rtStreamSynchronize: [EXEC][DEFAULT]rtStreamSynchronize execution failed, reason=task timeout" % pid,
+            plog_hdr("ERROR", "RUNTIME", pid, "python3", c3.tick()) + "[error_message_manage.cc:65]%d FuncErrorReason: report error module_type=1, module_name=EE9999" % pid,
+            plog_hdr("ERROR", "ASCENDCL", pid, "python3", c3.tick()) + "[stream.cpp:107]%d aclrtSynchronizeStreamWithTimeout: [EXEC][DEFAULT]synchronize stream failed, runtime result = 107020" % pid]
+    F.put("case/plog_from_container/debug/plog/plog-%d_%s.log" % (pid, f_17(stall + timedelta(seconds=180))), dbg)
+    st["logs"] = {"ascend/root/log/run/plog/plog-%d_%s.log" % (pid, f_17(start)): run,
+                  "ascend/root/log/debug/plog/plog-%d_%s.log" % (pid, f_17(stall + timedelta(seconds=180))): dbg,
+                  "ascend/root/log/run/device-0/device-%d_%s.log" % (pid, f_17(start + timedelta(seconds=5))): device_app_log(rng, Clock(start + timedelta(seconds=4), rng), 1187, pid, 0, n=30)}
+    F.data.pop("case/plog_from_container/debug/plog/plog-%d_%s.log" % (pid, f_17(stall + timedelta(seconds=180))))
+    st["host_files"] = {"/var/log/syslog": syslog_noise(h, rng, T("2026-03-05 00:00:01", CST), now, [(d, l) for d, l in K.syslog(h.local(h.boot))])}
+    st["msnpureport"] = ["msnpureport start, please wait...", "[ERROR] dsmi_get_device_count failed, ret = -8005.", "msnpureport failed."]
+    fc = FC(F, h, now, rng)
+    fc_node(fc, st)
+    # ------------- case/: what the engineer saved before the reboot (container side) -------------
+    F.put("case/container_pip_list.txt", pip_list(dict(BASE_PIP, torch="2.9.0", torchvision="0.24.0", **{"torch-npu": "2.9.0.post6"}, ultralytics="8.3.40", opencv_python_headless="4.10.0.84")))
+    ce = cann_env("/usr/local/Ascend", "cann-9.1.0", py="/usr/local/python3.11.10")
+    F.put("case/container_printenv_ascend.txt", ["%s=%s" % (k, ce[k]) for k in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH", "LD_LIBRARY_PATH", "PATH", "PYTHONPATH")] +
+          ["ASCEND_LAUNCH_BLOCKING=1", "TASK_QUEUE_ENABLE=0"])
+    F.put("case/readlink_-f_ascend-toolkit_latest_container.txt", [home])
+    tr = ["$ python3 train.py --data data/coco.yaml --weights yolov8s.pt --batch 1 --workers 0 --device npu:0 --epochs 100",
+          "Ultralytics 8.3.40 Python-3.11.10 torch-2.9.0 NPU:0 (Ascend910B2, 62432MiB)",
+          "engine/trainer: task=detect, mode=train, model=yolov8s.pt, data=data/coco.yaml, epochs=100, batch=1, workers=0, amp=False, cache=False, device=npu:0",
+          "Starting training for 100 epochs...",
+          "",
+          "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size",
+          "      1/100         0G          0          0          0          3        640:   0%|          | 0/117266 [00:00<?, ?it/s]",
+          "[W304 15:36:02.118204321 compiler_depend.ts:159] Warning: NPU warning, error code is 107020[Error]: .",
+          "Traceback (most recent call last):",
+          '  File "/workspace/det/train.py", line 41, in <module>',
+          "    model.train(**vars(opt))",
+          '  File "/usr/local/python3.11.10/lib/python3.11/site-packages/ultralytics/engine/trainer.py", line 380, in _do_train',
+          "    self.loss, self.loss_items = self.model(batch)",
+          '  File "/workspace/det/utils/loss.py", line 188, in build_targets',
+          "    gain = torch.ones(7, device=targets.device)",
+          "RuntimeError: copy_between_host_and_device_opapi:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:56 NPU function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout(stream), error code is 107020",
+          "[ERROR] 2026-03-04-15:36:02 (PID:%d, Device:0, RankID:-1) ERR00100 PTA call acl api failed" % pid,
+          "[Error]: The execution of the internal task times out. ",
+          "        Rectify the fault based on the error information in the ascend log.",
+          "EE9999: Inner Error!",
+          "EE9999[PID: %d] 2026-03-04-15:36:02.117.530 (EE9999):  rtStreamSynchronize execution failed, reason=task timeout[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:65]" % pid,
+          "        TraceBack (most recent call last):",
+          "       synchronize stream failed, runtime result = 107020[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]",
+          "",
+          "ERROR: training aborted at epoch 1 batch 0: ACL error: 107020"]
+    F.put("case/train_stdout_20260304.log", tr)
+    probes = []
+    pt = T("2026-03-04 16:10:05", CST)
+    results = [("ones", "pass", "1.0"), ("fill", "pass", "3.0"), ("copy", "pass", "tensor([1., 1., 1., 1.])"), ("cpu_rand_to_npu", "pass", "0.4962566494941711"),
+               ("rand", "timeout", None), ("randn", "timeout", None), ("randint", "timeout", None), ("matmul", "pass", "256.0")]
+    for name, res, val in results:
+        probes.append("$ date; timeout 60s python3 probe.py %s; echo \"exit=$?\"" % name)
+        probes.append(f_date(pt, "CST"))
+        if res == "pass":
+            probes.append(val)
+            probes.append("exit=0")
+            pt += timedelta(seconds=rng.randint(9, 14))
+        else:
+            probes.append("exit=124")
+            pt += timedelta(seconds=61 + rng.randint(5, 20))
+    F.put("case/probe_transcript_20260304.txt", probes)
+    F.put("case/probe_summary.txt", ["probe %s: %s" % (n, r) for n, r, _ in results])
+    F.put("case/probe.py", ["# probe.py: one branch per process (seed 002 section 4)", "import sys", "import torch", "import torch_npu", "",
+                            "op = sys.argv[1]", 'dev = "npu:0"', 'if op == "ones":', "    y = torch.ones((4,), device=dev)", 'elif op == "fill":',
+                            "    y = torch.empty((4,), device=dev).fill_(3.0)", 'elif op == "copy":', "    y = torch.ones((4,)).to(dev)",
+                            'elif op == "cpu_rand_to_npu":', "    y = torch.rand((4,)).to(dev)", 'elif op == "rand":', "    y = torch.rand((1,), device=dev)",
+                            'elif op == "randn":', "    y = torch.randn((1,), device=dev)", 'elif op == "randint":', "    y = torch.randint(0, 10, (1,), device=dev)",
+                            'elif op == "matmul":', "    x = torch.ones((256, 256), device=dev)", "    y = x @ x", "else:", '    raise ValueError("unknown probe")', "",
+                            "torch.npu.synchronize()", "print(y.flatten()[0].cpu().item() if y.numel() == 1 or op != 'copy' else y.cpu())"])
+    F.write()
+    return F
+
+
+
+# ============================================================================================
+# helpers for a running torch job
+# ============================================================================================
+TORCH_SITE = "/usr/local/python3.11.10/lib/python3.11/site-packages"
+
+
+def torch_procs(h: Host, rng: random.Random, st: dict, pids, cann_ver: str, argv_fn, extra_env=None, deleted=(), pre=None, svm=True, n_shm=2):
+    home = cann_home(cann_ver)
+    procs = []
+    for r, pid in enumerate(pids):
+        def pre_fn(m, r=r, pid=pid):
+            for k in range(n_shm):
+                m.raw(0xfffd80000000 + k * 0x2000000, 0xfffd80000000 + k * 0x2000000 + 0x1000000, "rw-s", 0, "00:19", 4100 + k + r * 10,
+                      "/dev/shm/torch_%d_%d_%d (deleted)" % (pid, 3021847 + k, k))
+            if pre:
+                pre(m)
+        m = python_maps(rng, "/usr/local/python3.11.10/bin/python3.11", TORCH_SITE, home + "/aarch64-linux", deleted=deleted, pre=pre_fn, svm=svm)
+        env = torch_job_env(cann_env(*(("/usr/local/Ascend", "cann-%s" % cann_ver) if cann_ver.startswith("9") else ("/usr/local/Ascend/ascend-toolkit", cann_ver))),
+                            dict({"RANK": str(r), "LOCAL_RANK": str(r), "WORLD_SIZE": str(len(pids)), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500",
+                                  "HCCL_CONNECT_TIMEOUT": "1200", "TORCH_NPU_DISABLED_WARNING": "1", "WANDB_API_KEY": "9f3b2c7d1e0a4b6c8d2e1f3a5b7c9d0e1f2a3b4c"}, **(extra_env or {})))
+        procs.append({"pid": pid, "comm": "python3", "exe": "/usr/local/python3.11.10/bin/python3.11", "maps": m.render(), "environ": env, "argv": argv_fn(r)})
+    return procs
+
+
+def healthy_job_plogs(rng, h, pids, start, cann_ver, n=120, pname="python3"):
+    out = {}
+    home = cann_home(cann_ver)
+    for r, pid in enumerate(pids):
+        c = Clock(start + timedelta(milliseconds=11 * r), rng)
+        run = plog_init_noise(rng, c, pid, pname, home + "/aarch64-linux", r, "/workspace", n_perf=40 if r == 0 else 12)
+        run += plog_hccl_env(c, pid, pname)
+        run.append(plog_hdr("INFO", "HCCL", pid, pname, c.tick()) + "[op_base.cc:1292] [%d]Entry-HcclCommInitRootInfoInner:ranks[%d], rank[%d], rootinfo: host ip[127.0.0.1] port[60000] nicDeploy[1] identifier[127.0.0.1%%enp125s0f0_60000_0_%d], deviceLogicId[%d]" % (pid, len(pids), r, epoch(start) * 1000000 + 318211, r))
+        run += plog_steady_noise(rng, c, pid, pname, n if r == 0 else n // 4)
+        out["run/plog/plog-%d_%s.log" % (pid, f_17(start + timedelta(milliseconds=11 * r)))] = run
+    return out
+
+
+# ============================================================================================
+# bundle: healthy-node  (faultline-collect; running 8-rank torch job, everything consistent)
+# ============================================================================================
+def bundle_healthy_node(out: str):
+    rng = random.Random(3003)
+    h = Host(name="npu-node-11", zone=tz(0), zname="UTC", tzid="Etc/UTC", boot=T("2026-04-02 07:51:09.110000", tz(0)), kernel="5.15.0-131-generic", ip="10.9.0.11")
+    now = T("2026-04-09 13:22:47", tz(0))
+    job = T("2026-04-09 08:02:13.551000", tz(0))
+    pids = list(range(71402, 71410))
+    st = base_state(h, rng, now, drv="25.5.1", fw="7.8.0.6.201", canns=("8.5.0",), latest="8.5.0", jobs=[(job, 71402, 8, "python3", None)])
+    st["npu_smi"] = npu_smi_info(h, "25.5.1", "25.5.1", procs={i: [(pids[i], "python3", 51211 + i * 7)] for i in range(8)}, rng=rng,
+                                 hbm_used=[54120 + i * 3 for i in range(8)])
+    st["proc_pip"] = dict(BASE_PIP, torch="2.8.0", torchvision="0.23.0", **{"torch-npu": "2.8.0.post2"}, transformers="4.57.1", accelerate="1.10.1")
+    st["procs"] = torch_procs(h, rng, st, pids, "8.5.0", lambda r: ["/usr/local/python3.11.10/bin/python3.11", "-u", "pretrain_gpt.py", "--tensor-model-parallel-size", "8",
+                                                                   "--micro-batch-size", "1", "--bf16", "--local_rank=%d" % r])
+    st["logs"] = {"ascend/root/log/" + k: v for k, v in healthy_job_plogs(rng, h, pids, job, "8.5.0").items()}
+    st["host_files"] = {"/var/log/syslog": syslog_noise(h, rng, T("2026-04-09 00:00:01", tz(0)), now, st["klog"].syslog(T("2026-04-09 00:00:00", tz(0))))}
+    F = Files(out)
+    fc_node(FC(F, h, now, rng), st)
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: process-deleted-libraries  (faultline-collect; CANN reinstalled under a running server)
+# ============================================================================================
+def bundle_process_deleted_libraries(out: str):
+    rng = random.Random(4004)
+    CST = tz(8)
+    h = Host(name="infer-srv-05", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-02-14 22:10:31.004000", CST), kernel="5.15.0-131-generic", ip="10.12.0.5")
+    now = T("2026-02-27 17:40:03", CST)
+    job = T("2026-02-25 09:12:44.820000", CST)
+    pids = [22761]
+    st = base_state(h, rng, now, drv="25.5.1", fw="7.8.0.6.201", canns=("8.5.0",), latest="8.5.0", jobs=[(job, 22761, 1, "python3", None)])
+    # CANN 8.5.0 toolkit re-installed (--upgrade) this afternoon while the server kept running
+    re = T("2026-02-27 15:02:19", CST)
+    l1, e = inst_cann(re, "Toolkit", "Toolkit", cann_home("8.5.0"), rng, params="--quiet --upgrade", n_whl=2)
+    st["install_log"] += ["[Toolkit] [%s] [INFO]: Start Time: %s" % (f_inst(re - timedelta(seconds=50)), f_inst(re - timedelta(seconds=50))),
+                          "[Toolkit] [%s] [INFO]: step into run_toolkit_uninstall.sh ..." % f_inst(re - timedelta(seconds=49)),
+                          "[Toolkit] [%s] [INFO]: Uninstall toolkit files succeed in %s!" % (f_inst(re - timedelta(seconds=8)), cann_home("8.5.0")),
+                          "[Toolkit] [%s] [INFO]: Toolkit package uninstalled successfully! Uninstallation takes effect immediately." % f_inst(re - timedelta(seconds=8))] + l1
+    st["operation_log"].append(oplog("Upgrade", re, "Ascend-cann-toolkit_8.5.0_linux-aarch64.run", cmd="--quiet --upgrade"))
+    st["npu_smi"] = npu_smi_info(h, "25.5.1", "25.5.1", procs={0: [(22761, "python3", 30514)]}, rng=rng, hbm_used=[31872] + [2870 + i for i in range(1, 8)])
+    st["proc_pip"] = dict(BASE_PIP, torch="2.8.0", **{"torch-npu": "2.8.0.post2"}, fastapi="0.115.6", uvicorn="0.32.1")
+    deleted = ("libascendcl.so", "libruntime.so", "libge_runner.so", "libhccl.so", "libopapi.so", "libgraph.so")
+    st["procs"] = torch_procs(h, rng, st, pids, "8.5.0", lambda r: ["python3", "serve.py", "--model", "/models/qwen2.5-7b", "--port", "8080", "--device", "npu:0"], deleted=deleted, n_shm=1)
+    st["logs"] = {"ascend/root/log/" + k: v for k, v in healthy_job_plogs(rng, h, pids, job, "8.5.0", n=200).items()}
+    st["host_files"] = {"/var/log/syslog": syslog_noise(h, rng, T("2026-02-27 00:00:01", CST), now, st["klog"].syslog(T("2026-02-27 00:00:00", CST)))}
+    F = Files(out)
+    fc_node(FC(F, h, now, rng), st)
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: svm-address-conflict  (faultline-collect; JDK 21 ZGC heap inside the 8 TB SVM window)
+# ============================================================================================
+def bundle_svm_address_conflict(out: str):
+    rng = random.Random(5005)
+    h = Host(name="ocr-svc-02", zone=tz(8), zname="CST", tzid="Asia/Shanghai", boot=T("2026-01-20 08:30:02.500000", tz(8)), kernel="5.15.0-131-generic", ip="10.15.0.2", npus=8)
+    now = T("2026-01-21 10:05:40", tz(8))
+    start = T("2026-01-21 09:58:12.004000", tz(8))
+    pid = 9321
+    st = base_state(h, rng, now, drv="25.5.1", fw="7.8.0.6.201", canns=("8.5.0",), latest="8.5.0", jobs=[(start + timedelta(seconds=6), 9321, 1, "java", None)])
+    st["npu_smi"] = npu_smi_info(h, "25.5.1", "25.5.1", procs={0: [(pid, "java", 0)]}, rng=rng)
+    K = st["klog"]
+    d = start + timedelta(seconds=6, milliseconds=412)
+    t = "[ascend] [ERROR] [devmm] [devmm_svm_mmap 528] <java:%d,%d> Svm map va not fixed, vm_start=0xf7fec0000000, vm_end=0xffffc0000000" % (pid, pid)
+    K.add_at(d, t, ascend_ring(t))
+    m = Maps(rng)
+    jdk = "/usr/lib/jvm/jdk-21.0.5"
+    m.raw(0xaaaad4a10000, 0xaaaad4a11000, "r-xp", 0, "fd:00", 4721002, jdk + "/bin/java")
+    m.raw(0xaaaad4a20000, 0xaaaad4a21000, "r--p", 0, "fd:00", 4721002, jdk + "/bin/java")
+    m.anon(0xaaaaf1c3e000, 0xaaaaf1c5f000, "rw-p", "[heap]")
+    # ZGC reserves its heap views from 0x100000000000 (16 TB); the first 2 GB are committed through a memfd
+    m.raw(0x100000000000, 0x100080000000, "rw-s", 0, "00:01", 2049, "/memfd:java_heap (deleted)")
+    m.raw(0x100080000000, 0x140000000000, "---p", 0, "00:00", 0, "")
+    m.raw(0x140000000000, 0x180000000000, "---p", 0, "00:00", 0, "")
+    m.raw(0xf7fec0000000, 0xffffc0000000, "---p", 0, "00:05", 1035, "/dev/devmm_svm")
+    m.next_lib = 0xfffc40000000
+    for l, kb in [(jdk + "/lib/server/libjvm.so", 23000), (jdk + "/lib/libjava.so", 200), (jdk + "/lib/libnio.so", 90), (jdk + "/lib/libzip.so", 80),
+                  ("/opt/ocr-service/native/libocr_acl_jni.so", 900)]:
+        m.lib(l, kb)
+    for l, kb in [("libascendcl.so", 3600), ("libruntime.so", 9800), ("libge_runner.so", 60000), ("libopapi.so", 240000), ("libascendalog.so", 420)]:
+        m.lib("%s/aarch64-linux/lib64/%s" % (cann_home("8.5.0"), l), kb)
+    m.lib("/usr/local/Ascend/driver/lib64/driver/libascend_hal.so", 1800)
+    for l, kb in [("/usr/lib/aarch64-linux-gnu/libc.so.6", 1700), ("/usr/lib/aarch64-linux-gnu/libstdc++.so.6.0.30", 2000), ("/usr/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1", 200)]:
+        m.lib(l, kb)
+    m.anon(0xffffe2a10000, 0xffffe2a31000, "rw-p", "[stack]")
+    env = torch_job_env(cann_env("/usr/local/Ascend/ascend-toolkit", "latest"), {"JAVA_HOME": jdk, "OCR_DB_PASSWORD": "Ocr#2026!prod"})
+    argv = [jdk + "/bin/java", "-XX:+UseZGC", "-XX:+ZGenerational", "-Xms2g", "-Xmx64g", "-Djava.library.path=/opt/ocr-service/native", "-jar", "/opt/ocr-service/ocr-service-3.2.1.jar", "--npu.device=0"]
+    st["procs"] = [{"pid": pid, "comm": "java", "exe": jdk + "/bin/java", "maps": m.render(), "environ": env, "argv": argv}]
+    c = Clock(start + timedelta(seconds=5), rng)
+    run = plog_init_noise(rng, c, pid, "java", cann_home("8.5.0") + "/aarch64-linux", 0, "/opt/ocr-service", n_perf=30)
+    dd = d - timedelta(microseconds=180)
+    dbg = [plog_hdr("ERROR", "DRV", pid, "java", dd) + "[devmm_svm.c:281][ascend][curpid:%d,%d][drv][devmm][devmm_svm_map_va_space]Not support svm mem, because asan is opened or os not support mmap 8T." % (pid, pid),
+           plog_hdr("ERROR", "DRV", pid, "java", dd + timedelta(microseconds=55)) + "[devmm_svm.c:309][ascend][curpid:%d,%d][drv][devmm][devmm_svm_map_va_space]Svm map va not fixed, vm_start=0xf7fec0000000, vm_end=0xffffc0000000" % (pid, pid),
+           plog_hdr("ERROR", "RUNTIME", pid, "java", dd + timedelta(microseconds=900)) + "[npu_driver.cc:1203]%d DevMemAlloc:[INIT][DEFAULT][drv api] halMemAlloc failed: device_id=0, size=67108864, type=2, env_type=3, drvRetCode=6!" % pid,
+           plog_hdr("ERROR", "ASCENDCL", pid, "java", dd + timedelta(microseconds=1400)) + "[device.cpp:59]%d aclrtSetDevice: [INIT][DEFAULT]open device 0 failed, runtime result = 507033." % pid]
+    st["logs"] = {"ascend/root/log/run/plog/plog-%d_%s.log" % (pid, f_17(start + timedelta(seconds=5))): run,
+                  "ascend/root/log/debug/plog/plog-%d_%s.log" % (pid, f_17(dd)): dbg}
+    svc = T("2026-01-21 09:58:12", tz(8))
+    st["host_files"] = {"/var/log/syslog": syslog_noise(h, rng, T("2026-01-21 00:00:01", tz(8)), now, st["klog"].syslog(T("2026-01-21 00:00:00", tz(8))) + [
+        (svc, "%s %s systemd[1]: Started OCR inference service (ACL, NPU 0)." % (f_syslog(svc), h.name)),
+        (d + timedelta(seconds=1), "%s %s ocr-service[%d]: 2026-01-21 09:58:19.431 ERROR [main] c.h.ocr.npu.AclRuntime - aclrtSetDevice(0) failed: 507033" % (f_syslog(d + timedelta(seconds=1)), h.name, pid))])}
+    F = Files(out)
+    fc_node(FC(F, h, now, rng), st)
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: cann-toolkit-mount-shadowed  (faultline-collect; empty host dir bind-mounted over the image's toolkit)
+# ============================================================================================
+def bundle_cann_toolkit_mount_shadowed(out: str):
+    rng = random.Random(6006)
+    CST = tz(8)
+    h = Host(name="ai-train-07", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-03-10 19:02:44.300000", CST), kernel="5.15.0-131-generic", ip="10.8.2.17")
+    now = T("2026-03-12 11:31:09", CST)
+    job = T("2026-03-12 10:48:03.117000", CST)
+    pids = list(range(1402, 1404))
+    st = base_state(h, rng, now, drv="26.0.rc1", fw="9.0.0.0.205", fw_pkg="26.0.rc1", canns=(), latest=None, jobs=[(job, 1402, 2, "python3", None)])
+    # host has only driver + firmware; CANN 9.1.0 lives in the image at /usr/local/Ascend/cann-9.1.0
+    st["ls_set_env"] = ["ls: cannot access '/usr/local/Ascend/ascend-toolkit/set_env.sh': No such file or directory",
+                        "ls: cannot access '/usr/local/Ascend/ascend-toolkit/latest/set_env.sh': No such file or directory",
+                        "ls: cannot access '/usr/local/Ascend/nnal/atb/set_env.sh': No such file or directory"]
+    st["latest"] = ""
+    st["shell_env"] = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LD_LIBRARY_PATH": "/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/lib64/common"}
+    st["profiles"] = []
+    st["npu_smi"] = npu_smi_info(h, "26.0.rc1", "26.0.rc1", procs={0: [(41877, "", 28110)], 1: [(41878, "", 28096)]}, rng=rng)
+    ctr = "/var/lib/docker/overlay2/5b0d7c2e91a4f3c8d6e7a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a/merged"
+    mi = ["1411 1340 0:211 / / rw,relatime master:612 - overlay overlay rw,lowerdir=/var/lib/docker/overlay2/l/Q3ZT7LJ4U2KXGQ:/var/lib/docker/overlay2/l/WM5H2BPO7YF3IA,upperdir=%s/diff,workdir=%s/work" % (ctr[:-7], ctr[:-7]),
+          "1412 1411 0:214 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw",
+          "1413 1411 0:215 / /dev rw,nosuid - tmpfs tmpfs rw,size=65536k,mode=755,inode64",
+          "1418 1411 0:213 / /sys ro,nosuid,nodev,noexec,relatime - sysfs sysfs ro",
+          "1421 1411 253:0 /usr/local/Ascend/driver /usr/local/Ascend/driver ro,relatime - ext4 /dev/mapper/ubuntu--vg-ubuntu--lv rw",
+          "1422 1411 259:1 /ascend/ascend-toolkit /usr/local/Ascend/ascend-toolkit rw,relatime - xfs /dev/nvme0n1p1 rw,attr2,inode64,logbufs=8,logbsize=32k,noquota",
+          "1423 1411 259:1 /datasets /data rw,relatime - xfs /dev/nvme0n1p1 rw,attr2,inode64,logbufs=8,logbsize=32k,noquota",
+          "1424 1411 253:0 /root/ascend /root/ascend rw,relatime - ext4 /dev/mapper/ubuntu--vg-ubuntu--lv rw",
+          "1425 1413 0:5 /davinci0 /dev/davinci0 rw,nosuid,relatime master:2 - devtmpfs udev rw,size=526914176k,nr_inodes=131728544,mode=755,inode64",
+          "1426 1413 0:5 /davinci1 /dev/davinci1 rw,nosuid,relatime master:2 - devtmpfs udev rw,size=526914176k,nr_inodes=131728544,mode=755,inode64",
+          "1427 1413 0:5 /davinci_manager /dev/davinci_manager rw,nosuid,relatime master:2 - devtmpfs udev rw,size=526914176k,nr_inodes=131728544,mode=755,inode64",
+          "1428 1413 0:5 /devmm_svm /dev/devmm_svm rw,nosuid,relatime master:2 - devtmpfs udev rw,size=526914176k,nr_inodes=131728544,mode=755,inode64",
+          "1429 1413 0:5 /hisi_hdc /dev/hisi_hdc rw,nosuid,relatime master:2 - devtmpfs udev rw,size=526914176k,nr_inodes=131728544,mode=755,inode64",
+          "1430 1413 0:216 / /dev/shm rw,nosuid,nodev,noexec,relatime - tmpfs shm rw,size=67108864k,inode64"]
+    st["mountinfo"] = mountinfo_host(["1339 28 0:211 / %s rw,relatime - overlay overlay rw,lowerdir=/var/lib/docker/overlay2/l/Q3ZT7LJ4U2KXGQ" % ctr])
+    st["proc_pip"] = None
+    procs = torch_procs(h, rng, st, [41877, 41878], "9.1.0", lambda r: ["python3", "-m", "torch.distributed.run", "--nproc_per_node=2", "train.py"][:1] + ["train.py", "--local_rank=%d" % r])
+    for p in procs:
+        p["environ"]["HOSTNAME"] = "b61c0e3d9a2f"
+    st["procs"] = procs
+    F = Files(out)
+    fc = FC(F, h, now, rng)
+    st["logs"] = {"ascend/root/log/" + k: v for k, v in healthy_job_plogs(rng, h, [41877, 41878], job, "9.1.0", n=160).items()}
+    st["host_files"] = {"/var/log/syslog": syslog_noise(h, rng, T("2026-03-12 00:00:01", CST), now, st["klog"].syslog(T("2026-03-12 00:00:00", CST)) + [
+        (job - timedelta(seconds=40), '%s %s dockerd[1721]: time="%s" level=info msg="Container b61c0e3d9a2f started" image=registry.local/ai/yolo-train:cann9.1-torch2.9 mounts="/data/ascend/ascend-toolkit:/usr/local/Ascend/ascend-toolkit,/usr/local/Ascend/driver:/usr/local/Ascend/driver:ro"' % (f_syslog(job - timedelta(seconds=40)), h.name, (job - timedelta(seconds=40)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")))])}
+    fc_node(fc, st)
+    for p in procs:
+        F.put("%s/proc/%d/mountinfo" % (fc.root, p["pid"]), mi)
+    # what the engineer saw inside the container
+    F.put("case/docker_exec_bash_-l.txt", ["$ docker exec -it b61c0e3d9a2f bash -l",
+                                            "-bash: /usr/local/Ascend/ascend-toolkit/set_env.sh: No such file or directory",
+                                            "root@b61c0e3d9a2f:/workspace# ls -la /usr/local/Ascend/ascend-toolkit/", "total 8",
+                                            "drwxr-xr-x 2 root root 4096 Mar 11 17:20 .", "drwxr-xr-x 1 root root 4096 Mar  9 21:14 ..",
+                                            "root@b61c0e3d9a2f:/workspace# ls /usr/local/Ascend/", "ascend-toolkit  cann-9.1.0  driver",
+                                            "root@b61c0e3d9a2f:/workspace# cat /usr/local/Ascend/cann-9.1.0/aarch64-linux/ascend_toolkit_install.info"] +
+          toolkit_install_info("9.1.0", CANN_META["9.1.0"][0], CANN_META["9.1.0"][1], "/usr/local/Ascend/cann-9.1.0/aarch64-linux") +
+          ["root@b61c0e3d9a2f:/workspace# msprof --help", "bash: msprof: command not found"])
+    F.put("case/docker_inspect_mounts.json", json.dumps([{"Type": "bind", "Source": "/data/ascend/ascend-toolkit", "Destination": "/usr/local/Ascend/ascend-toolkit", "Mode": "", "RW": True, "Propagation": "rprivate"},
+                                                         {"Type": "bind", "Source": "/usr/local/Ascend/driver", "Destination": "/usr/local/Ascend/driver", "Mode": "ro", "RW": False, "Propagation": "rprivate"},
+                                                         {"Type": "bind", "Source": "/data/datasets", "Destination": "/data", "Mode": "", "RW": True, "Propagation": "rprivate"},
+                                                         {"Type": "bind", "Source": "/root/ascend", "Destination": "/root/ascend", "Mode": "", "RW": True, "Propagation": "rprivate"}], indent=4))
+    F.write()
+    return F
+
+
 # ============================================================================================
 # driver
 # ============================================================================================
