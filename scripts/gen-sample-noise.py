@@ -1983,6 +1983,223 @@ def bundle_cann_toolkit_mount_shadowed(out: str):
     return F
 
 
+
+# ============================================================================================
+# official-collector layouts: ascend_bug_report (ascend_log_<ts>), asys (asys_output_<17>)
+# ============================================================================================
+def write_ascend_bug_report(F: Files, root: str, h: Host, rng, now: datetime, K: KernelLog, inst: list, oplines: list, drv: str, fw: str,
+                            syslog_since: datetime, syslog_extra=(), mods=None, cann_path="/usr/local/Ascend/ascend-toolkit/latest", last_reboot=None, dev_logs=True, ps=None):
+    F.put(root + "/host_log/dmesg.log", K.dmesg())
+    F.put(root + "/host_log/dmesg_T.log", K.dmesg_T())
+    ks = K.syslog(syslog_since)
+    F.put(root + "/host_log/syslog", syslog_noise(h, rng, syslog_since, now, ks + list(syslog_extra)))
+    F.put(root + "/host_log/kern.log", [l for _, l in ks])
+    F.put(root + "/install_info/ascend_seclog/ascend_install.log", inst)
+    F.put(root + "/install_info/ascend_seclog/operation.log", oplines)
+    mods = mods if mods is not None else ascend_lsmod()
+    imd = ["[toc]"] + md_block("install path", ["DAVINCI_HOME_PATH=/usr/local/Ascend"]) + \
+        md_block("driver info", ascend_install_info() + ["cat: /etc/ascend_filelist.info: No such file or directory"]) + \
+        md_block("driver version", ["Get component version(%s) succeed for deviceId(%d), componentType(0)." % (fw, i) for i in range(h.npus)] +
+                 ['\t{"device_id":%d, "component":nve, "version":%s}' % (i, fw) for i in range(h.npus)]) + \
+        md_block("module info", [l for l in lsmod(mods)[1:] if "drv" in l])
+    for m in ["drv_pcie_host", "drv_seclib_host"]:
+        if any(n == m for n, _, _ in mods):
+            imd += ["```", "filename:       /lib/modules/%s/updates/%s.ko" % (h.kernel, m), "version:        %s" % drv, "license:        GPL v2",
+                    "name:           %s" % m, "vermagic:       %s SMP mod_unload modversions aarch64" % h.kernel, "```"]
+    F.put(root + "/install_info/install_info.md", imd)
+    lr = last_reboot or ["reboot   system boot  %s %s   still running" % (h.kernel[:16], h.local(h.boot).strftime("%a %b %e %H:%M"))]
+    env_md = ["[toc]"] + md_block("ascend chip", ["Asecnd910B nums: %d" % h.npus] + [l for l in lspci(h) if "d802" in l]) + \
+        md_block("PATH", ["PATH=%s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" % cann_path,
+                          "LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/lib64/common:%s/lib64" % cann_path]) + \
+        md_block("OS info", [h.uname_a(), h.kernel, 'PRETTY_NAME="%s"' % h.os_pretty, 'NAME="Ubuntu"', 'VERSION_ID="22.04"']) + \
+        md_block("last reboot", lr + ["", "wtmp begins %s" % f_ctime(h.local(h.boot - timedelta(days=90)))]) + \
+        md_block("ps", ps or ["UID          PID    PPID  C STIME TTY          TIME CMD", "root           1       0  0 %s ?        00:01:02 /sbin/init" % h.local(h.boot).strftime("%b%d"),
+                              "HwHiAiU+    2210       1  0 %s ?        00:00:12 /usr/local/Ascend/driver/tools/slogd" % h.local(h.boot).strftime("%b%d")])
+    F.put(root + "/host_info/env_info.md", env_md)
+    if dev_logs:
+        ts = h.local(now + timedelta(seconds=9)).strftime("%Y-%m-%d-%H-%M-%S")
+        F.put(root + "/device_log/%s/slog/host/host_kernel.log" % ts, K.host_kernel())
+        device_side(F, root + "/device_log/" + ts, h, rng, [0], max(h.boot + timedelta(minutes=2), now - timedelta(days=2)).astimezone(timezone.utc), now.astimezone(timezone.utc), "slog", extra_hist={0: []}, n=120)
+        F.put(root + "/device_log/npureportlog.log", ["msnpureport start, please wait...", "Export finished. The log path is /root/%s/device_log/%s" % (root.split("/")[-1], ts)])
+
+
+def write_asys(F: Files, root: str, h: Host, rng, now: datetime, K: KernelLog, inst: list, plogs: dict, syslog_since: datetime, syslog_extra=()):
+    base = root + "/dfx/log"
+    F.put(base + "/host/driver/host_kernel.log", K.host_kernel())
+    F.put(base + "/host/install/ascend_install.log", inst)
+    F.put(base + "/host/message/syslog", syslog_noise(h, rng, syslog_since, now, K.syslog(syslog_since) + list(syslog_extra)))
+    for rel, content in plogs.items():
+        F.put(base + "/host/cann/" + rel, content)
+    device_side(F, base, h, rng, [0], max(h.boot + timedelta(minutes=2), now - timedelta(days=1)).astimezone(timezone.utc), now.astimezone(timezone.utc), "asys", n=150)
+    F.put(root + "/status_info.txt", [" +----------------------------------+------------------------+",
+                                      " | Device ID: 0                     | INFORMATION            |",
+                                      " +==================================+========================+",
+                                      " | Chip Name                        | Ascend %-15s |" % h.card,
+                                      " | Power (W)                        | %-22s |" % "96",
+                                      " | Temperature (C)                  | %-22s |" % "44",
+                                      " | health                           | %-22s |" % "Healthy",
+                                      " +--- Memory Information -----------+------------------------+",
+                                      " | HBM Total (MB)                   | %-22s |" % h.hbm,
+                                      " | HBM Used (MB)                    | %-22s |" % "3382.52",
+                                      " +----------------------------------+------------------------+"])
+
+
+def simple_history(h, rng, drv, fw, canns, d0, old_drv="25.2.0"):
+    L, O = [], []
+    for k, c in enumerate(canns):
+        t = d0 - timedelta(days=20 + 10 * k)
+        l, e = inst_cann(t, "Toolkit", "Toolkit", cann_home(c), rng); L += l
+        O.append(oplog("Install", t, "Ascend-cann-toolkit_%s_linux-aarch64.run" % c))
+    t = d0 - timedelta(minutes=14)
+    l, e = inst_firmware(t, "Ascend-hdk-910b-npu-firmware_%s.run" % fw, "7.7.0.1.231", fw, rng); L += l
+    O.append(oplog("Upgrade", t, "Ascend-hdk-910b-npu-firmware_%s.run" % fw))
+    l, e = inst_driver(d0, "Ascend-hdk-910b-npu-driver_%s_linux-aarch64.run" % drv, old_drv, drv, h.kernel, rng, old=old_drv); L += l
+    O.append(oplog("Upgrade", d0, "Ascend-hdk-910b-npu-driver_%s_linux-aarch64.run" % drv))
+    return L, O
+
+
+def boot_klog(h, rng, jobs=()):
+    K = KernelLog(h)
+    for u, t in kernel_boot_lines(h, rng):
+        K.add(u, t)
+    for u, t in ascend_load_lines(h, rng, 30.2, ring=False):
+        K.add(u, t, ascend_ring(t))
+    for (start, pid0, n, comm, end) in jobs:
+        for r in range(n):
+            for l in devmm_proc_lines(pid0 + r, comm, [r], ring=False):
+                K.add_at(start + timedelta(milliseconds=29 * r), l, ascend_ring(l))
+            if end:
+                for l in devmm_proc_lines(pid0 + r, comm, [r], ring=False, open_=False):
+                    K.add_at(end + timedelta(milliseconds=41 * r), l, ascend_ring(l))
+    return K
+
+
+# ============================================================================================
+# bundle: healthy-after-driver-upgrade-reboot  (ascend_bug_report; install 25.5.1 -> 26.0.rc1, then reboot)
+# ============================================================================================
+def bundle_healthy_after_driver_upgrade_reboot(out: str):
+    rng = random.Random(7007)
+    CST = tz(8)
+    up_at = T("2026-04-16 14:10:22", CST)
+    h = Host(name="a2-node-23", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-04-16 14:31:55.802000", CST), kernel="5.15.0-131-generic", ip="10.20.1.23")
+    now = T("2026-04-16 16:02:30", CST)
+    F = Files(out)
+    root = "ascend_log_%s" % h.local(now).strftime("%Y%m%d%H%M%S")
+    L, O = simple_history(h, rng, "25.5.1", "7.8.0.6.201", ["8.5.0"], T("2026-01-08 10:00:12", CST))
+    l, e = inst_firmware(up_at - timedelta(minutes=9), "Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run", "7.8.0.6.201", "9.0.0.0.205", rng); L += l
+    O.append(oplog("Upgrade", up_at - timedelta(minutes=9), "Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run"))
+    l, e = inst_driver(up_at, "Ascend-hdk-910b-npu-driver_26.0.rc1_linux-aarch64.run", "25.5.1", "26.0.rc1", h.kernel, rng, old="25.5.1"); L += l
+    O.append(oplog("Upgrade", up_at, "Ascend-hdk-910b-npu-driver_26.0.rc1_linux-aarch64.run"))
+    job = T("2026-04-16 15:20:41.009000", CST)
+    K = boot_klog(h, rng, jobs=[(job, 90311, 8, "python3", T("2026-04-16 15:51:02.300000", CST))])
+    K.add(-0.0001, "Booting Linux on physical CPU 0x0000080000 [0x481fd010]")
+    K.ev = [e for e in K.ev if not (e[0] < 0)]
+    write_ascend_bug_report(F, root, h, rng, now, K, L, O, "26.0.rc1", "9.0.0.0.205", T("2026-04-16 00:00:01", CST),
+                            syslog_extra=[(up_at + timedelta(minutes=20), "%s %s systemd-logind[1288]: The system will reboot now!" % (f_syslog(up_at + timedelta(minutes=20)), h.name)),
+                                          (up_at + timedelta(minutes=20, seconds=3), "%s %s kernel: [%12.6f] reboot: Restarting system" % (f_syslog(up_at + timedelta(minutes=20, seconds=3)), h.name, 2331291.551302))],
+                            last_reboot=["reboot   system boot  5.15.0-131-gener Thu Apr 16 14:31   still running",
+                                         "reboot   system boot  5.15.0-131-gener Thu Jan  8 10:31 - 14:30 (98+04:59)"])
+    F.put("extra/uptime_-s.txt", [h.local(h.boot).strftime("%Y-%m-%d %H:%M:%S")])
+    F.put("extra/proc_stat.txt", proc_stat(h, rng))
+    F.put("extra/date_-R.txt", [f_rfc2822(h.local(now + timedelta(seconds=40)))])
+    F.put("extra/npu-smi_info.txt", npu_smi_info(h, "26.0.rc1", "26.0.rc1", rng=rng))
+    F.put("extra/usr/local/Ascend/driver/version.info", driver_version_info("26.0.rc1", *DRV_META["26.0.rc1"]))
+    F.put("extra/usr/local/Ascend/firmware/version.info", firmware_version_info("9.0.0.0.205", "26.0.rc1", "[25.0,25.0.],[25.2,25.2.],[25.5,25.5.],[26.0,26.0.]"))
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: install-uninstall-blocked-by-mount  (ascend_bug_report; /usr/local/Ascend/driver is a bind mount)
+# ============================================================================================
+def bundle_install_uninstall_blocked_by_mount(out: str):
+    rng = random.Random(8008)
+    CST = tz(8)
+    h = Host(name="gpu-a2-31", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-02-03 20:15:09.100000", CST), kernel="5.15.0-131-generic", ip="10.20.1.31")
+    now = T("2026-02-20 11:26:44", CST)
+    F = Files(out)
+    root = "ascend_log_%s" % h.local(now).strftime("%Y%m%d%H%M%S")
+    L, O = simple_history(h, rng, "25.5.1", "7.8.0.6.201", ["8.5.0"], T("2026-01-15 09:40:02", CST))
+    t = T("2026-02-20 11:02:17", CST)
+    c = Clock(t, rng)
+    P = lambda lv, msg, sec=0: "[Driver] [%s] [%s]%s" % (f_inst(c.jump(sec)), lv, msg)  # noqa: E731
+    L += [P("INFO", "runPackagePath =/root/pkgs"), P("INFO", "Start time: %s" % f_inst(c.t)),
+          P("INFO", "UserCommand: Ascend-hdk-910b-npu-driver_25.5.1_linux-aarch64.run --uninstall"), P("INFO", "base version is 25.5.1."),
+          "[Server] [%s] [INFO]server unload start..." % f_inst(c.t), "[Server] [%s] [INFO]server unload end..." % f_inst(c.jump(1)),
+          P("INFO", "target path : /usr/local/Ascend"), P("INFO", "unchattr for driver package")] + \
+        [P("INFO", "rm %s.ko" % ko) for ko in DRIVER_KOS] + \
+        [P("INFO", "driver auto insmod unload success", 7),
+         "rm: cannot remove '/usr/local/Ascend/driver': Device or resource busy",
+         P("ERROR", "rm -rf /usr/local/Ascend/driver failed"),
+         "umount: /usr/local/Ascend/driver: target is busy.",
+         P("ERROR", "ERR_NO:0x0090;ERR_DES:uninstall driver failed, details in : /var/log/ascend_seclog/ascend_install.log"),
+         P("INFO", "End time: %s" % f_inst(c.t))]
+    O.append(oplog("Uninstall", t, "Ascend-hdk-910b-npu-driver_25.5.1_linux-aarch64.run", ok=False, cmd="--uninstall"))
+    K = boot_klog(h, rng)
+    write_ascend_bug_report(F, root, h, rng, now, K, L, O, "25.5.1", "7.8.0.6.201", T("2026-02-20 00:00:01", CST))
+    F.put("extra/console_uninstall.txt", ["root@%s:~/pkgs# ./Ascend-hdk-910b-npu-driver_25.5.1_linux-aarch64.run --uninstall" % h.name,
+                                           "Verifying archive integrity...  100%   SHA256 checksums are OK. All good.",
+                                           "Uncompressing ASCEND DRIVER RUN PACKAGE  100%",
+                                           "rm: cannot remove '/usr/local/Ascend/driver': Device or resource busy",
+                                           "[Driver] [%s] [ERROR]ERR_NO:0x0090;ERR_DES:uninstall driver failed, details in : /var/log/ascend_seclog/ascend_install.log" % f_inst(c.t),
+                                           "root@%s:~/pkgs# echo $?" % h.name, "1"])
+    F.put("extra/proc_1_mountinfo.txt", mountinfo_host(["318 28 259:1 /ascend/driver /usr/local/Ascend/driver rw,relatime shared:35 - xfs /dev/nvme0n1p1 rw,attr2,inode64,logbufs=8,logbsize=32k,noquota",
+                                                        "321 28 259:1 /ascend/ascend-toolkit /usr/local/Ascend/ascend-toolkit rw,relatime shared:35 - xfs /dev/nvme0n1p1 rw,attr2,inode64,logbufs=8,logbsize=32k,noquota"]))
+    F.put("extra/etc/fstab", ["# /etc/fstab: static file system information.", "/dev/disk/by-id/dm-uuid-LVM-l7Xh0 / ext4 defaults 0 1",
+                              "/dev/disk/by-uuid/6C2B-91F4 /boot/efi vfat defaults 0 1", "/dev/nvme0n1p1 /data xfs defaults 0 0",
+                              "/data/ascend/driver /usr/local/Ascend/driver none bind 0 0", "/data/ascend/ascend-toolkit /usr/local/Ascend/ascend-toolkit none bind 0 0"])
+    F.put("extra/npu-smi_info.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng))
+    F.put("extra/usr/local/Ascend/driver/version.info", driver_version_info("25.5.1", *DRV_META["25.5.1"]))
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: cann-partial-install-nnal  (ascend_bug_report; NNAL "installed successfully" but ATB libraries absent)
+# ============================================================================================
+def bundle_cann_partial_install_nnal(out: str):
+    rng = random.Random(9009)
+    CST = tz(8)
+    h = Host(name="llm-infer-09", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-03-18 08:02:11.700000", CST), kernel="5.15.0-131-generic", ip="10.12.0.9")
+    now = T("2026-03-19 15:48:10", CST)
+    F = Files(out)
+    root = "ascend_log_%s" % h.local(now).strftime("%Y%m%d%H%M%S")
+    L, O = simple_history(h, rng, "25.5.1", "7.8.0.6.201", ["8.5.0"], T("2026-03-01 10:21:40", CST))
+    t = T("2026-03-19 14:55:03", CST)
+    c = Clock(t, rng)
+    P = lambda lv, msg, sec=0: "[Nnal] [%s] [%s]: %s" % (f_inst(c.jump(sec)), lv, msg)  # noqa: E731
+    L += [P("INFO", "Start time: %s" % f_inst(c.t)), P("INFO", "LogFile: /var/log/ascend_seclog/ascend_install.log"),
+          P("INFO", "InputParams: --install --quiet"), P("INFO", "install path: /usr/local/Ascend/nnal"),
+          P("WARNING", "ASCEND_HOME_PATH is not set, please source the set_env.sh of the cann toolkit before installing nnal."),
+          P("INFO", "step into run_nnal_install.sh ..."), P("INFO", "install atb begin, cxx_abi=1", 1),
+          P("WARNING", "atb: can not find toolkit runtime libraries, skip installing atb cxx_abi_1 libraries."),
+          P("INFO", "install SiP begin", 2), P("INFO", "SiP install success.", 3),
+          P("INFO", "upgradePercentage: 100%"), P("INFO", "Nnal package installed successfully! The new version takes effect immediately."),
+          P("INFO", "End time: %s" % f_inst(c.t))]
+    O.append(oplog("Install", t, "Ascend-cann-nnal_8.5.0_linux-aarch64.run", cmd="--install --quiet"))
+    K = boot_klog(h, rng, jobs=[(T("2026-03-19 15:40:02.100000", CST), 60233, 1, "python3", T("2026-03-19 15:40:19.900000", CST))])
+    write_ascend_bug_report(F, root, h, rng, now, K, L, O, "25.5.1", "7.8.0.6.201", T("2026-03-19 00:00:01", CST))
+    F.put("extra/nnal_version.info", ["    Ascend-cann-atb : 8.5.0", "    Ascend-cann-atb Version : 8.5.0.B102", "    Platform : aarch64", "    branch : 8.5.0"])
+    atb = "/usr/local/Ascend/nnal/atb/8.5.0/atb/cxx_abi_1"
+    F.put("extra/ls_-lR_nnal_atb.txt", ["%s:" % atb, "total 8", "drwxr-xr-x 2 root root 4096 Mar 19 14:55 include", "drwxr-xr-x 2 root root 4096 Mar 19 14:55 lib",
+                                         "-rw-r--r-- 1 root root  612 Mar 19 14:55 set_env.sh", "", "%s/include:" % atb, "total 0", "", "%s/lib:" % atb, "total 0"])
+    F.put("extra/ls_-l_libatb.txt", ["ls: cannot access '%s/lib/libatb.so': No such file or directory" % atb,
+                                     "ls: cannot access '%s/lib/libasdops.so': No such file or directory" % atb])
+    d = T("2026-03-19 15:40:19", CST)
+    F.put("extra/serve_stdout.log", ["INFO 03-19 15:40:03 [__init__.py:244] Automatically detected platform npu.",
+                                     "Traceback (most recent call last):",
+                                     '  File "/workspace/serve/app.py", line 17, in <module>',
+                                     "    import torch_npu",
+                                     '  File "/usr/local/python3.11.10/lib/python3.11/site-packages/torch_npu/__init__.py", line 62, in <module>',
+                                     "    from torch_npu._C._distributed_c10d import ParallelStore",
+                                     "ImportError: libatb.so: cannot open shared object file: No such file or directory",
+                                     "%s [ERROR] serve exited with code 1" % f_inst(d)])
+    F.put("extra/pip_list.txt", pip_list(dict(BASE_PIP, torch="2.8.0", **{"torch-npu": "2.8.0.post2"}, vllm="0.10.1", **{"vllm-ascend": "0.10.1rc1"})))
+    F.put("extra/npu-smi_info.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng))
+    F.write()
+    return F
+
+
 # ============================================================================================
 # driver
 # ============================================================================================
