@@ -2200,6 +2200,228 @@ def bundle_cann_partial_install_nnal(out: str):
     return F
 
 
+
+# ============================================================================================
+# bundle: cann-env-path-missing  (ad-hoc flat folder; env names CANN 8.5.1, only 8.5.0 installed)
+# ============================================================================================
+def bundle_cann_env_path_missing(out: str):
+    rng = random.Random(10010)
+    CST = tz(8)
+    h = Host(name="ai-train-03", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-02-27 18:40:02.000000", CST), kernel="5.15.0-131-generic", ip="10.8.2.13")
+    now = T("2026-03-03 09:12:51", CST)
+    F = Files(out)
+    bad = cann_env("/usr/local/Ascend/ascend-toolkit", "8.5.1")
+    F.put("printenv.txt", ["HOSTNAME=2f8e61c0d3b7", "HOME=/root", "LANG=C.UTF-8"] + ["%s=%s" % (k, bad[k]) for k in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH", "TOOLCHAIN_HOME", "LD_LIBRARY_PATH", "PYTHONPATH", "PATH")] +
+          ["ASCEND_RT_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "TASK_QUEUE_ENABLE=1"])
+    F.put("ls_-l_usr_local_Ascend_ascend-toolkit.txt", ["total 8", "drwxr-xr-x 8 root root 4096 Jan 12 16:44 8.5.0",
+                                                         "lrwxrwxrwx 1 root root   40 Jan 12 16:44 latest -> /usr/local/Ascend/ascend-toolkit/8.5.0",
+                                                         "-rw-r--r-- 1 root root  412 Jan 12 16:44 set_env.sh"])
+    F.put("ascend_toolkit_install.info", toolkit_install_info("8.5.0", *CANN_META["8.5.0"][:2], "/usr/local/Ascend/ascend-toolkit/8.5.0/aarch64-linux"))
+    F.put("readlink_-f_latest.txt", ["/usr/local/Ascend/ascend-toolkit/8.5.0"])
+    F.put("npu-smi_info.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng))
+    F.put("version.info", driver_version_info("25.5.1", *DRV_META["25.5.1"]))
+    F.put("pip_list.txt", pip_list(dict(BASE_PIP, torch="2.8.0", torchvision="0.23.0", **{"torch-npu": "2.8.0.post2"}, ultralytics="8.3.40")))
+    F.put("uname-a.txt", [h.uname_a()])
+    K = boot_klog(h, rng)
+    F.put("dmesg.txt", K.dmesg())
+    F.put("train.log", ["$ python3 train.py --data data/coco.yaml --weights yolov8s.pt --batch 16 --device npu:0",
+                        "Traceback (most recent call last):",
+                        '  File "/workspace/det/train.py", line 9, in <module>',
+                        "    import torch_npu",
+                        '  File "/usr/local/python3.11.10/lib/python3.11/site-packages/torch_npu/__init__.py", line 48, in <module>',
+                        "    import torch_npu.npu",
+                        '  File "/usr/local/python3.11.10/lib/python3.11/site-packages/torch_npu/npu/__init__.py", line 116, in <module>',
+                        "    from torch_npu._C import _npu_getDeviceCount",
+                        "ImportError: libhccl.so: cannot open shared object file: No such file or directory"])
+    F.put("ls_-l_8.5.1.txt", ["ls: cannot access '/usr/local/Ascend/ascend-toolkit/8.5.1': No such file or directory"])
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: framework-version-mismatch  (asys layout + extras; torch_npu 2.8.0.post4 with CANN 8.5.0 mapped)
+# ============================================================================================
+def bundle_framework_version_mismatch(out: str):
+    rng = random.Random(11011)
+    CST = tz(8)
+    h = Host(name="ai-train-03", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-02-27 18:40:02.000000", CST), kernel="5.15.0-131-generic", ip="10.8.2.13")
+    now = T("2026-03-03 17:21:09", CST)
+    F = Files(out)
+    root = "asys_output_%s" % f_17(h.local(now) + timedelta(milliseconds=87))
+    pid = 52210
+    start = T("2026-03-03 16:58:40.271000", CST)
+    cann = cann_home("8.5.0")
+    c = Clock(start, rng)
+    run = plog_init_noise(rng, c, pid, "python3", cann + "/aarch64-linux", 0, "/workspace/det", n_perf=80)
+    run += plog_steady_noise(rng, c, pid, "python3", 120, step_s=1.1)
+    d = c.jump(2)
+    dbg = [plog_hdr("ERROR", "OP", pid, "python3", d) + "[opapi_handle.cpp:91]%d GetOpApiFuncAddr: can not find function aclnnIndexPutImplV2GetWorkspaceSize in %s/aarch64-linux/lib64/libopapi.so" % (pid, cann),
+           plog_hdr("ERROR", "RUNTIME", pid, "python3", d + timedelta(microseconds=300)) + "[api_impl.cc:7464] %d PeekLastErr: level=0 err=507899." % pid]
+    L, O = simple_history(h, rng, "25.5.1", "7.8.0.6.201", ["8.5.0"], T("2026-01-12 16:20:02", CST))
+    K = boot_klog(h, rng, jobs=[(start + timedelta(seconds=5), pid, 1, "python3", d + timedelta(seconds=3))])
+    write_asys(F, root, h, rng, now, K, L, {"run/plog/plog-%d_%s.log" % (pid, f_17(start)): run, "debug/plog/plog-%d_%s.log" % (pid, f_17(d)): dbg,
+                                          "run/device-0/device-%d_%s.log" % (pid, f_17(start + timedelta(seconds=4))): device_app_log(rng, Clock(start + timedelta(seconds=3), rng), 3371, pid, 0, n=25)},
+               T("2026-03-03 00:00:01", CST))
+    F.put("extra/pip_list.txt", pip_list(dict(BASE_PIP, torch="2.8.0", torchvision="0.23.0", **{"torch-npu": "2.8.0.post4"}, ultralytics="8.3.40")))
+    m = python_maps(rng, "/usr/local/python3.11.10/bin/python3.11", TORCH_SITE, cann + "/aarch64-linux")
+    F.put("extra/proc_%d_maps.txt" % pid, m.render())
+    F.put("extra/train.log", ["$ python3 train.py --data data/coco.yaml --weights yolov8s.pt --batch 16 --device npu:0",
+                              "Ultralytics 8.3.40 Python-3.11.10 torch-2.8.0 NPU:0 (Ascend910B2, 62432MiB)",
+                              "Starting training for 100 epochs...",
+                              "Traceback (most recent call last):",
+                              '  File "/workspace/det/utils/loss.py", line 161, in build_targets',
+                              "    out[matches, :n] = t[matches, 1:]",
+                              "RuntimeError: InnerRunOpApi:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:281 OPS function error: aclnnIndexPutImplV2, error code is 561103",
+                              "[ERROR] %s (PID:%d, Device:0, RankID:-1) ERR01100 OPS call acl api failed" % (h.local(d).strftime("%Y-%m-%d-%H:%M:%S"), pid),
+                              "[Error]: The dynamic library of the operator API cannot be found.",
+                              "        Rectify the fault based on the error information in the ascend log."])
+    F.put("extra/readlink_-f_latest.txt", [cann])
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: svm-asan-enabled  (ad-hoc flat folder; MindSpore job started with LD_PRELOAD=libasan)
+# ============================================================================================
+def bundle_svm_asan_enabled(out: str):
+    rng = random.Random(12012)
+    CST = tz(8)
+    h = Host(name="dev-a2-04", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-01-05 09:00:41.000000", CST), kernel="5.15.0-131-generic", ip="10.30.0.4")
+    now = T("2026-01-06 14:52:20", CST)
+    F = Files(out)
+    pid = 48811
+    start = T("2026-01-06 14:40:02.552000", CST)
+    cann = cann_home("8.5.0")
+    asan = "/usr/lib/aarch64-linux-gnu/libasan.so.6.0.0"
+    def pre(m):
+        # ASan shadow memory (aarch64, 48-bit VA): low/high shadow and the shadow gap
+        m.anon(0x1000000000, 0x1200000000, "rw-p")
+        m.anon(0x1200000000, 0x2000000000, "---p")
+        m.anon(0x2000000000, 0x10000000000, "rw-p")
+        m.anon(0x10000000000, 0x200000000000, "rw-p")
+    m = python_maps(rng, "/usr/local/python3.9.2/bin/python3.9", "/usr/local/python3.9.2/lib/python3.9/site-packages", cann + "/aarch64-linux",
+                    torch=False, extra_libs=[(asan, 7400), ("/usr/local/python3.9.2/lib/python3.9/site-packages/mindspore/lib/libmindspore_backend.so", 90000),
+                                             ("/home/dev/custom_ops/build/libcustom_rmsnorm.so", 1200)], svm=False, pre=pre)
+    F.put("proc_%d_maps.txt" % pid, m.render())
+    env = cann_env("/usr/local/Ascend/ascend-toolkit", "latest", py="/usr/local/python3.9.2")
+    env.update({"LD_PRELOAD": asan, "ASAN_OPTIONS": "detect_leaks=0:protect_shadow_gap=0:allow_user_segv_handler=1", "RANK_ID": "0", "DEVICE_ID": "0", "RANK_SIZE": "8",
+                "MS_WORKER_NUM": "8", "MS_SCHED_HOST": "127.0.0.1", "MS_SCHED_PORT": "8118"})
+    F.put("proc_%d_environ.txt" % pid, ["%s=%s" % kv for kv in env.items()])
+    F.put("proc_%d_cmdline.txt" % pid, ["python train_rmsnorm.py --config configs/llama2_7b.yaml --use_custom_op True"])
+    c = Clock(start, rng)
+    run = plog_init_noise(rng, c, pid, "python", cann + "/aarch64-linux", 0, "/home/dev", n_perf=40)
+    d = c.jump(1.8)
+    dbg = [plog_hdr("ERROR", "DRV", pid, "python", d) + "[devmm_svm.c:281][ascend][curpid:%d,%d][drv][devmm][devmm_svm_map_va_space]Not support svm mem, because asan is opened or os not support mmap 8T." % (pid, pid),
+           plog_hdr("ERROR", "DRV", pid, "python", d + timedelta(microseconds=61)) + "[devmm_svm.c:316][ascend][curpid:%d,%d][drv][devmm][devmm_svm_init]Svm mmap va failed. (start=0x100000000000; size=0x80000000000; errno=17)" % (pid, pid),
+           plog_hdr("ERROR", "ASCENDCL", pid, "python", d + timedelta(microseconds=900)) + "[device.cpp:59]%d aclrtSetDevice: [INIT][DEFAULT]open device 0 failed, runtime result = 507033." % pid,
+           plog_hdr("ERROR", "HCCL", pid, "python", d + timedelta(microseconds=1300)) + "[adapter_rts.cc:246] [%d][InitGroupStage][Resource]call rtSetDevice failed, devId[0], ret[507033]" % pid]
+    F.put("ascend_log/run/plog/plog-%d_%s.log" % (pid, f_17(start)), run)
+    F.put("ascend_log/debug/plog/plog-%d_%s.log" % (pid, f_17(d)), dbg)
+    F.put("worker_0.log", [ms_log("WARNING", "ME", pid, "ffff9a0f1120", start + timedelta(seconds=1), "mindspore/python/mindspore/context.py:1242", "set_context", "For 'context.set_context', the parameter 'device_target' will be deprecated and removed in a future version."),
+                           ms_log("ERROR", "DEVICE", pid, "ffff337ee1a0", d + timedelta(milliseconds=2), "mindspore/ccsrc/plugin/res_manager/ascend/hal_manager/ascend_hal_manager.cc:88", "InitDevice",
+                                  "Call aclrtSetDevice failed, ret[507033]. Got device count[8] and device id[0], please check if device id is valid."),
+                           "Traceback (most recent call last):",
+                           '  File "/home/dev/train_rmsnorm.py", line 77, in <module>',
+                           "    init()",
+                           '  File "/usr/local/python3.9.2/lib/python3.9/site-packages/mindspore/communication/management.py", line 198, in init',
+                           "    init_hccl()",
+                           "RuntimeError: Communicator of group hccl_world_group inited: failed. Result: Init communicator for group hccl_world_group exception info: HcclCommInitRootInfoConfig failed. Error code: 4. The details refer to 'Ascend Error Message'.",
+                           "",
+                           "----------------------------------------------------",
+                           "- C++ Call Stack: (For framework developers)",
+                           "----------------------------------------------------",
+                           "mindspore/ccsrc/distributed/collective/collective_manager.cc:1057 WaitCommInitDone", "",
+                           "==%d==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000 (pc 0xffff8a1c2f30 bp 0xffffd1e3a2c0 sp 0xffffd1e3a2c0 T0)" % pid,
+                           "==%d==The signal is caused by a READ memory access." % pid,
+                           "==%d==Hint: address points to the zero page." % pid,
+                           "    #0 0xffff8a1c2f30  (/usr/local/Ascend/driver/lib64/driver/libascend_hal.so+0x1c2f30)",
+                           "    #1 0xffff8f3d0a1c in __libc_start_main (/usr/lib/aarch64-linux-gnu/libc.so.6+0x2a1c)",
+                           "AddressSanitizer can not provide additional info.",
+                           "SUMMARY: AddressSanitizer: SEGV (/usr/local/Ascend/driver/lib64/driver/libascend_hal.so+0x1c2f30)",
+                           "==%d==ABORTING" % pid])
+    F.put("npu-smi_info.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng))
+    F.put("ulimit-a.txt", ulimit_a())
+    K = boot_klog(h, rng)
+    F.put("dmesg.txt", K.dmesg())
+    F.put("pip_list.txt", pip_list(dict(BASE_PIP, mindspore="2.7.0", numpy="1.26.4")))
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: svm-address-space-limit  (msnpureport output dir + plogs + engineer extras; ulimit -v in the container)
+# ============================================================================================
+def bundle_svm_address_space_limit(out: str):
+    rng = random.Random(13013)
+    UTC = tz(0)
+    h = Host(name="k8s-npu-w14", zone=UTC, zname="UTC", tzid="Etc/UTC", boot=T("2026-02-09 03:11:20.000000", UTC), kernel="5.15.0-131-generic", ip="10.40.1.14")
+    now = T("2026-02-11 16:20:44", UTC)
+    F = Files(out)
+    pids = list(range(2301, 2309))
+    start = T("2026-02-11 16:11:05.002000", UTC)
+    cann = cann_home("8.5.0")
+    ts = h.local(now).strftime("%Y-%m-%d-%H-%M-%S")
+    K = boot_klog(h, rng)
+    F.put(ts + "/slog/host/host_kernel.log", K.host_kernel())
+    device_side(F, ts, h, rng, [0, 1], (now - timedelta(days=1)).astimezone(timezone.utc), now.astimezone(timezone.utc), "slog", extra_hist={0: [], 1: []}, n=120, msg_tz=0)
+    for r, pid in enumerate(pids):
+        c = Clock(start + timedelta(milliseconds=7 * r), rng)
+        run = plog_init_noise(rng, c, pid, "python3", cann + "/aarch64-linux", r, "/workspace", n_perf=30 if r == 0 else 8)
+        d = c.jump(0.6)
+        dbg = [plog_hdr("ERROR", "DRV", pid, "python3", d) + "[devmm_svm.c:281][ascend][curpid:%d,%d][drv][devmm][devmm_svm_map_va_space]Not support svm mem, because asan is opened or os not support mmap 8T." % (pid, pid),
+               plog_hdr("ERROR", "DRV", pid, "python3", d + timedelta(microseconds=48)) + "[devmm_svm.c:316][ascend][curpid:%d,%d][drv][devmm][devmm_svm_init]Svm mmap va failed. (start=0x100000000000; size=0x80000000000; errno=12)" % (pid, pid),
+               plog_hdr("ERROR", "ASCENDCL", pid, "python3", d + timedelta(microseconds=870)) + "[device.cpp:59]%d aclrtSetDevice: [INIT][DEFAULT]open device %d failed, runtime result = 507033." % (pid, r)]
+        F.put("ascend/log/run/plog/plog-%d_%s.log" % (pid, f_17(start + timedelta(milliseconds=7 * r))), run)
+        F.put("ascend/log/debug/plog/plog-%d_%s.log" % (pid, f_17(d)), dbg)
+        if r == 0:
+            derr = d
+    F.put("extra/ulimit_-a_in_pod.txt", ulimit_a(vmem="67108864"))
+    F.put("extra/proc_2301_limits.txt", proc_limits(vmem="68719476736"))
+    F.put("extra/pod_trainer-0.yaml", ["apiVersion: v1", "kind: Pod", "metadata:", "  name: trainer-0", "  namespace: llm", "spec:", "  containers:",
+                                       "  - name: trainer", "    image: registry.local/ai/llm-train:cann8.5.0-torch2.8", "    command: [\"/bin/bash\", \"-c\"]",
+                                       "    args: [\"ulimit -v 67108864 && torchrun --nproc_per_node=8 pretrain.py --config cfg/7b.yaml\"]",
+                                       "    resources:", "      limits:", "        huawei.com/Ascend910: 8", "        memory: 512Gi"])
+    F.put("extra/rank0.log", ["[rank0]: Traceback (most recent call last):",
+                              '[rank0]:   File "/workspace/pretrain.py", line 58, in <module>',
+                              "[rank0]:     torch.npu.set_device(local_rank)",
+                              "[rank0]: RuntimeError: Initialize:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:217 NPU function error: c10_npu::SetDevice(device_id_), error code is 507033",
+                              "[rank0]: [ERROR] %s (PID:2301, Device:0, RankID:0) ERR00100 PTA call acl api failed" % h.local(derr).strftime("%Y-%m-%d-%H:%M:%S"),
+                              "[rank0]: [Error]: Failed to start the device. ",
+                              "[rank0]:         Rectify the fault based on the error information in the ascend log.",
+                              "E0211 16:11:09.412000 281473330003968 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: 0 (pid: 2301) of binary: /usr/local/python3.11.10/bin/python3.11"])
+    F.put("extra/npu-smi_info.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng))
+    F.put("extra/pip_list.txt", pip_list(dict(BASE_PIP, torch="2.8.0", **{"torch-npu": "2.8.0.post2"})))
+    F.write()
+    return F
+
+
+# ============================================================================================
+# bundle: config-bool-flag-misparsed  (ad-hoc; --amp False parsed by argparse type=bool -> True)
+# ============================================================================================
+def bundle_config_bool_flag_misparsed(out: str):
+    rng = random.Random(14014)
+    CST = tz(8)
+    h = Host(name="ai-train-03", zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-02-27 18:40:02.000000", CST), kernel="5.15.0-131-generic", ip="10.8.2.13")
+    F = Files(out)
+    pid = 44102
+    start = T("2026-03-03 20:04:11", CST)
+    F.put("cmdline_44102.txt", ["python3 train.py --data data/coco.yaml --weights yolov8s.pt --batch 1 --workers 0 --amp False --cache False --pin-memory False --device npu:0"])
+    F.put("train_args_snippet.py", ["parser = argparse.ArgumentParser()", "parser.add_argument('--batch', type=int, default=16)", "parser.add_argument('--workers', type=int, default=8)",
+                                    "parser.add_argument('--amp', type=bool, default=True)", "parser.add_argument('--cache', type=bool, default=False)",
+                                    "parser.add_argument('--pin-memory', type=bool, default=True)", "opt = parser.parse_args()"])
+    F.put("train.log", ["$ python3 train.py --data data/coco.yaml --weights yolov8s.pt --batch 1 --workers 0 --amp False --cache False --pin-memory False --device npu:0",
+                        "Namespace(data='data/coco.yaml', weights='yolov8s.pt', batch=1, workers=0, amp=True, cache=True, pin_memory=True, device='npu:0', epochs=100)",
+                        "Effective config:",
+                        "  batch = 1", "  workers = 0", "  amp = True", "  cache = True", "  pin_memory = True", "  device = npu:0",
+                        "%s AMP: running Automatic Mixed Precision (AMP) checks..." % f_inst(start + timedelta(seconds=9)),
+                        "%s AMP: checks passed" % f_inst(start + timedelta(seconds=15)),
+                        "Starting training for 100 epochs..."])
+    F.put("pip_list.txt", pip_list(dict(BASE_PIP, torch="2.9.0", **{"torch-npu": "2.9.0.post6"}, ultralytics="8.3.40")))
+    F.put("npu-smi_info.txt", npu_smi_info(h, "26.0.rc1", "26.0.rc1", procs={0: [(pid, "python3", 9310)]}, rng=rng))
+    F.write()
+    return F
+
+
 # ============================================================================================
 # driver
 # ============================================================================================
