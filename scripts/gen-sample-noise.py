@@ -2422,6 +2422,116 @@ def bundle_config_bool_flag_misparsed(out: str):
     return F
 
 
+
+# ============================================================================================
+# bundle: fleet-hccl-cascade  (8 nodes x 8 ranks, MindCluster FaultDiag layout per node)
+# node05 device 3 loses its heartbeat; every other rank times out in HCCL naming 10.30.1.15/35
+# ============================================================================================
+def bundle_fleet_hccl_cascade(out: str):
+    CST = tz(8)
+    rng0 = random.Random(15015)
+    job = T("2026-03-14 00:12:03.402000", CST)
+    issue = T("2026-03-14 02:41:16.508112", CST)      # the AllReduce every rank issued
+    hb_lost = T("2026-03-14 02:41:17.204000", CST)     # node05 driver: device 3 heartbeat lost
+    arrival = T("2026-03-14 02:41:47", CST)            # HCCL heartbeat LOST broadcast (30 s later)
+    tmo = issue + timedelta(seconds=1836)              # HCCL_EXEC_TIMEOUT default
+    root_ip, culprit_node, culprit_dev = "10.30.1.11", 5, 3
+    culprit_rank = (culprit_node - 1) * 8 + culprit_dev
+    culprit_ip = "10.30.1.%d" % (10 + culprit_node)
+    cann = cann_home("8.5.0")
+    group = "hccl_world_group"
+    size = 0
+    for n in range(1, 9):
+        rng = random.Random(15015 + n)
+        ip = "10.30.1.%d" % (10 + n)
+        h = Host(name="node%02d" % n, zone=CST, zname="CST", tzid="Asia/Shanghai", boot=T("2026-03-10 21:%02d:%02d.000000" % (10 + n, 7 * n), CST),
+                 kernel="5.15.0-131-generic", ip=ip)
+        F = Files(os.path.join(out, "node%02d" % n))
+        base_pid = 30000 + 1000 * n
+        pids = [base_pid + r for r in range(8)]
+        K = boot_klog(h, rng, jobs=[(job + timedelta(seconds=2), base_pid, 8, "python3", None)])
+        culprit = n == culprit_node
+        if culprit:
+            t = "[ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] <kworker/5:1H:39365> Heartbeat lost! (device=%d; old_count=%d; new_count=%d; lost_count=4; total_lost_count=4; total_10s_count=0; total_15s_count 0)." % (culprit_dev, 8931, 8931)
+            K.add_at(hb_lost, t, ascend_ring(t))
+            t = "[ascend] [ERROR] [devdrv] [devdrv_heart_beat_broken 1733] <kworker/5:1H:39365> Device heartbeat broken, set device status abnormal. (dev_id=%d)" % culprit_dev
+            K.add_at(hb_lost + timedelta(microseconds=812), t, ascend_ring(t))
+        F.put("dmesg", K.dmesg_T())
+        F.put("messages", syslog_noise(h, rng, T("2026-03-14 00:00:01", CST), tmo + timedelta(minutes=20), K.syslog(T("2026-03-14 00:00:00", CST))))
+        console = []
+        for r, pid in enumerate(pids):
+            rank = (n - 1) * 8 + r
+            c = Clock(job + timedelta(milliseconds=13 * r), rng)
+            run = plog_init_noise(rng, c, pid, "python3", cann + "/aarch64-linux", r, "/workspace/llm", n_perf=12)
+            run += plog_hccl_env(c, pid, "python3")
+            run.append(plog_hdr("INFO", "HCCL", pid, "python3", c.jump(14)) + "[op_base.cc:1292] [%d]Entry-HcclCommInitRootInfoInner:ranks[64], rank[%d], rootinfo: host ip[%s] port[60000] nicDeploy[1] identifier[%s], deviceLogicId[%d]" % (pid, rank, root_ip, group, r))
+            run.append(plog_hdr("INFO", "HCCL", pid, "python3", c.tick()) + "[hccl_communicator_attrs.cc:330] [%d][LocalRank Key Info]userRank[%d] hostIp[%s] devicePhyId[%d] server[%s] deviceIp[192.168.%d.%d] superPodId[0] useSuperPodMode[0] isStandardCard[0]" % (pid, rank, ip, r, ip, 100 + r, n))
+            run += plog_steady_noise(rng, c, pid, "python3", 40, step_s=60)
+            dbg = []
+            if culprit and r == culprit_dev:
+                d = hb_lost + timedelta(milliseconds=1900)
+                dbg += [plog_hdr("ERROR", "DRV", pid, "python3", d) + "[ascend][curpid: %d, %d][drv][tsdrv][share_log_read 552]hdc connect down, devid(%d) fid(0) tsid(0) hdc connect down, devid(%d) fid(0) tsid(0)" % (pid, pid, r, r),
+                        plog_hdr("ERROR", "RUNTIME", pid, "python3", d + timedelta(microseconds=410)) + "[device_error_proc.cc:1402]%d ProcessDeviceHeartBeatLost:[EXEC][DEFAULT]Device %d heartbeat lost, device status is abnormal, retCode=0x7150050." % (pid, r),
+                        plog_hdr("ERROR", "RUNTIME", pid, "python3", d + timedelta(microseconds=560)) + "[stream.cc:1172]%d GetError:[EXEC][DEFAULT]Stream Synchronize failed, stream_id=2, retCode=0x7150050, [task scheduler lost heartbeat]." % pid]
+                console += ["[rank%d]: Traceback (most recent call last):" % rank,
+                            '[rank%d]:   File "/workspace/llm/pretrain.py", line 311, in train_step' % rank,
+                            "[rank%d]:     torch.npu.synchronize()" % rank,
+                            "[rank%d]: RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:467 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507010" % rank,
+                            "[rank%d]: [ERROR] %s (PID:%d, Device:%d, RankID:%d) ERR00100 PTA call acl api failed" % (rank, h.local(d).strftime("%Y-%m-%d-%H:%M:%S"), pid, r, rank),
+                            "[rank%d]: [Error]: The task scheduler on the device loses heartbeat. " % rank,
+                            "[rank%d]:         Rectify the fault based on the error information in the ascend log." % rank,
+                            "E0314 02:41:25.118000 281473330003968 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 1) local_rank: %d (pid: %d) of binary: /usr/local/python3.11.10/bin/python3.11" % (r, pid)]
+            else:
+                d = arrival + timedelta(milliseconds=rng.randint(100, 2900))
+                run.append(plog_hdr("INFO", "HCCL", pid, "python3", d) + "[heartbeat.cc:951] [%d][TaskExecStage][HeartbeatAbnormal]local rank [%s/%d]: crimer rank [%s/%d] status[LOST] by informer rank [%s/%d]" % (pid + 7, ip, rank, culprit_ip, culprit_rank, "10.30.1.%d" % (10 + culprit_node), culprit_rank - 1 if culprit_dev else culprit_rank + 1))
+                d2 = tmo + timedelta(milliseconds=rng.randint(10, 800))
+                tag = "AllReduce_%s" % group
+                dbg += [plog_hdr("ERROR", "HCCL", pid, "python3", d2) + "[task_exception_handler.cc:908] [%d][TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], taskID[418211], tag[%s], AlgType(level 0-1-2):[fullmesh-ring-NHR]." % (pid, tag),
+                        plog_hdr("ERROR", "HCCL", pid, "python3", d2 + timedelta(microseconds=12)) + "[task_exception_handler.cc:771] [%d][TaskExecStage][Timeout][Host]Task run failed, groupRank information is group:[%s], user define information[], rankSize[64], rankId[%d]." % (pid, group, rank),
+                        plog_hdr("ERROR", "HCCL", pid, "python3", d2 + timedelta(microseconds=48)) + "[task_exception_handler.cc:704] [%d][TaskExecStage][Timeout][Host]Task run failed, opData information is timeStamp:[%s], deviceId[%d], index[418211], count[262144], reduceType[sum], src[0x12c0c0013000], dst[0x12c0c0014000], dataType[bfloat16]." % (pid, f_plog(issue + timedelta(microseconds=rng.randint(0, 90000))), r),
+                        plog_hdr("ERROR", "HCCL", pid, "python3", d2 + timedelta(microseconds=95)) + "[task_exception_handler.cc:610] [%d][TaskExecStage][HeartbeatAbnormal]Cluster Exception Location[IP/ID]:[%s/%d], Arrival Time:[%s], Discoverer:[%s/%d], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited, 2. Network Disconnected" % (pid, culprit_ip, culprit_rank, f_ctime(arrival), ip, rank)]
+                if r == 0:
+                    console += ["[rank%d]: Traceback (most recent call last):" % rank,
+                                '[rank%d]:   File "/workspace/llm/pretrain.py", line 297, in train_step' % rank,
+                                "[rank%d]:     dist.all_reduce(grad_norm)" % rank,
+                                "[rank%d]: RuntimeError: InnerRunOpApi:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:281 OPS function error: HcclAllreduce, error code is 9" % rank,
+                                "[rank%d]: [ERROR] %s (PID:%d, Device:%d, RankID:%d) ERR01200 OPS call hccl api failed" % (rank, h.local(d2).strftime("%Y-%m-%d-%H:%M:%S"), pid, r, rank),
+                                "[rank%d]: EI0002: [PID: %d] %s The wait execution of the Notify register times out. Reason: The Notify register has not received the Notify record from remote rank [%d].base information: [streamID:[2], taskID[418211], tag[AllReduce_%s], AlgType(level 0-1-2):[fullmesh-ring-NHR].] task information: [" % (rank, pid, f_plog(d2), culprit_rank, group),
+                                "[rank%d]: there are(is) 1 abnormal device(s):" % rank,
+                                "[rank%d]:     Cluster Exception Location[IP/ID]:[%s/%d], Arrival Time:[%s], Discoverer:[%s/%d], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited, 2. Network Disconnected" % (rank, culprit_ip, culprit_rank, f_ctime(arrival), ip, rank),
+                                "[rank%d]: ]" % rank,
+                                "[rank%d]:         Possible Cause: 1. An exception occurs during the execution on some NPUs in the cluster. As a result, collective communication operation failed.2. The execution speed on some NPU in the cluster is too slow to complete a communication operation within the timeout interval. (default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)3. The number of training samples of each NPU is inconsistent.4. Packet loss or other connectivity problems occur on the communication link." % rank]
+            F.put("process_log/run/plog/plog-%d_%s.log" % (pid, f_17(job + timedelta(milliseconds=13 * r))), run)
+            if dbg:
+                F.put("process_log/debug/plog/plog-%d_%s.log" % (pid, f_17(min(x for x in [hb_lost, tmo] if x > job) if culprit and r == culprit_dev else tmo)), dbg)
+        head = ["%s INFO torchrun --nnodes=8 --node_rank=%d --nproc_per_node=8 --master_addr=%s --master_port=29500 pretrain.py --config cfg/llama3_70b.yaml" % (f_inst(job - timedelta(seconds=3)), n - 1, root_ip),
+                "[rank%d]: HCCL group %s initialized, rank_size=64" % ((n - 1) * 8, group),
+                "iteration     3400/  200000 | consumed samples:      3481600 | elapsed time per iteration (ms): 2612.4 | learning rate: 2.997E-04 | lm loss: 2.214471E+00 | grad norm: 0.812 |",
+                "iteration     3410/  200000 | consumed samples:      3491840 | elapsed time per iteration (ms): 2609.8 | learning rate: 2.997E-04 | lm loss: 2.209315E+00 | grad norm: 0.794 |"]
+        F.put("rank-%d.txt" % ((n - 1) * 8), head + console)
+        hs = {}
+        if culprit:
+            du = (hb_lost - (h.boot + timedelta(seconds=38))).total_seconds()
+            hs[culprit_dev] = ["[%s] system exception code [0xA8028802]: ModuleName [DRIVER], ExceptionReason [DRIVER_EXCEPTION], TimeStamp [%s-118000011]." % (hb_lost.astimezone(timezone.utc).strftime("%Y-%m-%d-%H:%M:%S.%f"), hb_lost.astimezone(timezone.utc).strftime("%Y%m%d%H%M%S"))]
+            ev = {culprit_dev: ["[EVENT] DRV(3423,dms_poll_task):%s [dms_event.c:1399][fault_manager][%.6f] event_id=0x80e18401; device_id=%d; node_type=0x5f[DEVMNG]; node_id=0; sub_node_id=0; event_type=0x8[heartbeat lost]; severity=3[Critical]; assertion=1[Event occur]; description=[device heartbeat lost]; os_id=0; event_serial_num=41; notify_serial_num=0; event_raised_time=%d ms." % (f_plog(hb_lost.astimezone(timezone.utc) - timedelta(milliseconds=900)), du - 0.9, culprit_dev, epoch(hb_lost) * 1000 - 900)]}
+            device_side(F, "device_log", h, rng, [0, culprit_dev], (job - timedelta(hours=1)).astimezone(timezone.utc), hb_lost.astimezone(timezone.utc), "slog", extra_hist={0: [], culprit_dev: hs[culprit_dev]}, n=40, extra_os=None)
+            for dv, lines in ev.items():
+                key = [k for k in F.data if k.startswith("device_log/slog/dev-os-%d/run/event/" % dv)][0]
+                F.put(key, "\n".join(lines) + "\n", mode="a")
+        else:
+            device_side(F, "device_log", h, rng, [0], (job - timedelta(hours=1)).astimezone(timezone.utc), (tmo + timedelta(minutes=10)).astimezone(timezone.utc), "slog", extra_hist={0: []}, n=40)
+        F.put("environment_check/npu_info_before.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng))
+        F.put("environment_check/npu_info_after.txt", npu_smi_info(h, "25.5.1", "25.5.1", rng=rng, health={culprit_dev: "UNKNOWN"} if culprit else None))
+        F.put("dmidecode.txt", ["# dmidecode 3.3", "Getting SMBIOS data from sysfs.", "SMBIOS 3.2.0 present.", "", "Handle 0x0001, DMI type 1, 27 bytes", "System Information",
+                                "\tManufacturer: Huawei", "\tProduct Name: Atlas 800T A2", "\tVersion: V1", "\tSerial Number: 2102314NQS10P30000%02d" % n, "\tUUID: 3f6c2a10-8b1e-11ef-9c3a-a0b2c3d4e5%02d" % n])
+        F.write()
+        size += F.size()
+    class _S:  # noqa: N801
+        def size(self):
+            return size
+    return _S()
+
+
 # ============================================================================================
 # driver
 # ============================================================================================
