@@ -279,6 +279,10 @@ class Checker:
                 if not isinstance(exp, dict):
                     self.err(where, "captures must be a mapping")
                     continue
+                for k, v in exp.items():
+                    if not isinstance(v, str):
+                        self.err(where, "capture value %s=%r must be a quoted string (YAML "
+                                 "parsers differ on numbers/booleans)" % (k, v))
                 exp = {str(k): str(v) for k, v in exp.items()}
                 if cap_re is None:
                     self.err(where, "captures given but no capture pattern")
