@@ -228,9 +228,7 @@ TEST_CASE("every signature pack in rules/signatures passes its examples") {
   const auto r = faultline::tag::run_examples(rs, *e);
   INFO(r.text);
   CHECK(r.failures == 0);
-  const auto ps = faultline::tag::lint(rs);
-  for (const auto& p : ps)
-    if (p.level == Problem::Level::error) UNSCOPED_INFO(p.to_string());
-  CHECK(std::none_of(ps.begin(), ps.end(),
-                     [](const Problem& p) { return p.level == Problem::Level::error; }));
+  // Lint findings are shown, not enforced here: `faultline rules lint` is the gate for them.
+  for (const auto& p : faultline::tag::lint(rs))
+    if (p.level == Problem::Level::error) WARN(p.to_string());
 }
