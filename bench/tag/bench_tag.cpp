@@ -99,10 +99,9 @@ std::string gen_line(Rng& r, uint64_t t, const std::string& host) {
         break;
       case 1:
         std::snprintf(out, sizeof out,
-                      "[ERROR] RUNTIME(%u,python3):%s [device_error_proc.cc:1635]%u "
-                      "ProcessStarsCoreErrorInfo:[INIT][DEFAULT]report error module_type=5, "
-                      "module_name=EZ9999",
-                      pid, ts, pid);
+                      "[ERROR] TSCH(-1,null):%s %u (dieid:0,cpuid:0) [stars_adapter_base.c:228] "
+                      "stars_dump_sqe: stream_id=%u, task_id=%u, sqe_type=0",
+                      ts, 2121 + r.below(100000), r.below(64), r.below(4096));
         break;
       case 2:
         std::snprintf(out, sizeof out,
@@ -118,11 +117,9 @@ std::string gen_line(Rng& r, uint64_t t, const std::string& host) {
         break;
       default:
         std::snprintf(out, sizeof out,
-                      "[ERROR] RUNTIME(%u,python3):%s [stars_engine.cc:1553]%u "
-                      "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=%u, "
-                      "stream_id=%u, task_id=%u, sqe_type=0(ffts), errType=0x1(task exception), "
-                      "sqSwStatus=0",
-                      pid, ts, pid, r.below(8), r.below(64), r.below(4096));
+                      "[%s] [ascend] [devdrv] [WARN] [devdrv_query_process_host_pids_by_pid 1032] "
+                      "<python3:%u,%u> Can't find cp_pid in hashtable. (pid=%u)",
+                      hk, pid, pid, pid + r.below(100));
         break;
     }
     return out;
