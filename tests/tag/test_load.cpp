@@ -191,3 +191,29 @@ TEST_CASE("YAML syntax error names the file and line; other files still load") {
   CHECK(rs.errors[0].find("YAML") != std::string::npos);
   CHECK(rs.signatures.size() == 1);
 }
+
+TEST_CASE("malformed packs give errors, never exceptions") {
+  const std::vector<std::string> bad = {
+      "",
+      "- just\n- a list\n",
+      "family: svm\nsignatures: 5\n",
+      "family: svm\nsignatures: [1, \"x\", [2]]\n",
+      "family: svm\nsignatures:\n  - id: [svm.a]\n",
+      "family: svm\nsignatures:\n  - id: svm.a\n    title: {a: 1}\n    severity: [error]\n"
+      "    kinds: plog\n    patterns: 'x'\n    examples: [1]\n",
+      "family: svm\nsignatures:\n  - id: svm.a\n    title: t\n    severity: error\n"
+      "    patterns: [[x]]\n    examples: {match: [{line: [1]}, {captures: 1}], no_match: [{}]}\n",
+      "family: svm\nsignatures:\n  - id: svm.a\n    title: t\n    severity: error\n"
+      "    patterns: ['x']\n    capture: 'x'\n    examples: {match: [{line: 'x', captures: [1]}],"
+      " no_match: ['y']}\n",
+      std::string("\x00\xff\xfe binary \x01", 13),
+      "family: svm\nsignatures:\n  - &a {id: svm.a}\n  - *a\n",
+  };
+  for (const auto& text : bad) {
+    INFO(text);
+    RuleSet rs;
+    REQUIRE_NOTHROW(rs = load_signatures({{"signatures/svm.yaml", text}}));
+    CHECK(rs.signatures.empty());
+    CHECK(!(rs.errors.empty() && rs.warnings.empty()));
+  }
+}
