@@ -232,3 +232,15 @@ TEST_CASE("every signature pack in rules/signatures passes its examples") {
   for (const auto& p : faultline::tag::lint(rs))
     if (p.level == Problem::Level::error) WARN(p.to_string());
 }
+
+TEST_CASE("lint checks kinds against the classifier's list when given one") {
+  RuleSet rs = tagtest::test_rules();
+  sig(rs, "hccl.comm_init_failed").kinds.push_back("proc_limits");
+  CHECK_FALSE(has_problem(faultline::tag::lint(rs), Problem::Level::error, "hccl.comm_init_failed",
+                          "unknown kind"));
+  const std::vector<std::string> only = {"plog", "dmesg"};
+  const auto ps = faultline::tag::lint(rs, only);
+  CHECK(has_problem(ps, Problem::Level::error, "hccl.comm_init_failed", "unknown kind `train_log`"));
+  CHECK(has_problem(ps, Problem::Level::error, "hccl.comm_init_failed", "unknown kind `proc_limits`"));
+  CHECK_FALSE(has_problem(ps, Problem::Level::error, "svm.not_support_svm_mem", "unknown kind"));
+}

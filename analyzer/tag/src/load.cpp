@@ -22,7 +22,8 @@ const std::vector<std::string_view>& known_kinds() {
       "modinfo",      "modprobe",       "lsmod",         "ls_listing",    "uname",
       "uptime",       "proc_stat",      "date",          "timedatectl",   "ulimit",
       "sysctl",       "lspci",          "train_log",     "probe_output",  "manifest",
-      "text",         "binary"};
+      "readlink",     "proc_limits",    "timezone",      "hostname",      "text",
+      "binary"};
   return kinds;
 }
 

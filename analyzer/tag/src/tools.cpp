@@ -139,7 +139,11 @@ ExampleReport run_examples(const RuleSet& rules, const Engine& engine) {
   return r;
 }
 
-std::vector<Problem> lint(const RuleSet& rules) {
+std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& kinds) {
+  auto kind_known = [&](const std::string& k) {
+    if (!kinds.empty()) return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+    return std::find(known_kinds().begin(), known_kinds().end(), k) != known_kinds().end();
+  };
   std::vector<Problem> out;
   for (const auto& e : rules.errors) out.push_back(from_message(Problem::Level::error, e));
   for (const auto& w : rules.warnings) out.push_back(from_message(Problem::Level::warning, w));
@@ -152,7 +156,7 @@ std::vector<Problem> lint(const RuleSet& rules) {
       out.push_back(Problem{lv, s.file, line ? line : s.file_line, s.id, msg});
     };
     for (const auto& k : s.kinds)
-      if (std::find(known_kinds().begin(), known_kinds().end(), k) == known_kinds().end())
+      if (!kind_known(k))
         add(Problem::Level::error, s.file_line, "unknown kind `" + k + "`");
     for (const auto& c : s.causes)
       if (!ids.count(c)) add(Problem::Level::warning, s.file_line, "causes unknown id `" + c + "`");

@@ -17,8 +17,9 @@
 
 namespace faultline::tag {
 
-// Member kinds a signature may name in `kinds:` (the shared vocabulary of classify/parse/tag).
-// A kind outside this list loads (with a warning) but lint() reports it as an error.
+// Member kinds a signature may name in `kinds:` (the shared vocabulary of classify/parse/tag, as
+// of rules/classify/kinds.yaml plus "text" and "binary"). A kind outside this list loads (with a
+// warning); lint() reports it as an error unless the caller passes the classifier's kind ids.
 const std::vector<std::string_view>& known_kinds();
 
 struct Example {
@@ -178,8 +179,9 @@ struct Problem {
 // `rules lint`: load errors and warnings, unknown kinds, patterns Hyperscan rejects or that can
 // match the empty string, patterns that match none of their signature's match examples, capture
 // patterns PCRE2 rejects or without named groups, expected capture names the pattern lacks,
-// redundant leading/trailing `.*`, causes naming unknown ids.
-std::vector<Problem> lint(const RuleSet& rules);
+// redundant leading/trailing `.*`, causes naming unknown ids. `kinds`: the kind ids that exist
+// (e.g. the ids of rules/classify/kinds.yaml from the classifier); empty = known_kinds().
+std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& kinds = {});
 
 struct ImportStats {
   int imported = 0;          // signatures written
