@@ -260,7 +260,9 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
       const uint32_t fl = first_line;
       // map hit end offsets to lines: walk the chunk's line starts once, in order
       std::vector<tag::Hit> hits;
-      engine_->scan(chunk, row.kind, [&](const tag::Hit& h) { hits.push_back(h); });
+      // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
+      const std::string_view scan_kind = row.kind == "text" ? std::string_view() : std::string_view(row.kind);
+      engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { hits.push_back(h); });
       if (!hits.empty()) {
         std::sort(hits.begin(), hits.end(),
                   [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
@@ -518,6 +520,23 @@ std::string options_json(const Options& o) {
 
 }  // namespace
 
+std::vector<RuleFile> Rules::correlate_files() const {
+  auto d = rules_under(files, "diagnoses/");
+  auto c = rules_under(files, "compat/");
+  d.insert(d.end(), c.begin(), c.end());
+  return d;
+}
+
+Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
+  Rules r;
+  r.files = merged_rules(dirs);
+  std::vector<std::vector<RuleFile>> roots;
+  roots.push_back(rules_under(embedded_rules(), "signatures/"));
+  for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+  r.signatures = tag::load_signature_roots(roots);
+  return r;
+}
+
 std::filesystem::path default_cache_dir() {
   if (const char* x = std::getenv("FAULTLINE_CACHE_DIR"); x && *x) return x;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "faultline";
@@ -537,9 +556,10 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     out.error = bundle.string() + ": no such file or directory";
     return out;
   }
-  const auto rules = merged_rules(opts.rule_dirs);
+  const Rules loaded = load_rules(opts.rule_dirs);
+  const auto& rules = loaded.files;
   const classify::Classifier cls(rules_under(rules, "classify/"));
-  const tag::RuleSet ruleset = tag::load_signatures(rules_under(rules, "signatures/"));
+  const tag::RuleSet& ruleset = loaded.signatures;
   if (!ruleset.errors.empty()) {
     std::string msg = "rule errors:";
     for (const auto& e : ruleset.errors) msg += "\n  " + e;
@@ -582,13 +602,7 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   stats.store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_clock).count();
 
   const auto t_corr = std::chrono::steady_clock::now();
-  out.summary = correlate::run(db.handle(), bundle_id,
-                               [&] {
-                                 auto d = rules_under(rules, "diagnoses/");
-                                 auto c = rules_under(rules, "compat/");
-                                 d.insert(d.end(), c.begin(), c.end());
-                                 return d;
-                               }());
+  out.summary = correlate::run(db.handle(), bundle_id, loaded.correlate_files());
   stats.correlate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_corr).count();
   db.mark_complete(bundle_id);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
