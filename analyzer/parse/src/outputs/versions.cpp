@@ -1,6 +1,8 @@
 // Version files and package inventories: driver/firmware version.info, *_install.info,
 // version.cfg, /etc/ascend_install.info, davinci.conf (log-formats.md 6.3); dpkg -l; rpm -qa;
 // pip list / pip freeze / pip show.
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "faultline/core/text.hpp"
@@ -382,6 +384,15 @@ bool is_arch(std::string_view a) {
   return false;
 }
 
+// "Name        : x", "Architecture: aarch64" (rpm -qi)
+bool rpm_qi_key(std::string_view s) {
+  const size_t c = s.find(':');
+  if (c == std::string_view::npos || c == 0 || c > 16) return false;
+  for (size_t i = 0; i < c; ++i)
+    if (!(std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == ' ')) return false;
+  return c + 1 == s.size() || s[c + 1] == ' ';
+}
+
 class RpmParser final : public OutputParser {
  public:
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
@@ -389,7 +400,7 @@ class RpmParser final : public OutputParser {
     if (is_blank(s)) return;
     if (parse_banner(s)) return;
     std::string_view key, val;
-    if (s.find(" : ") != std::string_view::npos && split_kv(s, ':', key, val)) {
+    if (rpm_qi_key(s) && split_kv(s, ':', key, val)) {
       // rpm -qi
       const std::string k = text::to_lower(key);
       if (k == "name") {
@@ -437,7 +448,7 @@ class RpmParser final : public OutputParser {
       return;
     }
     const std::string_view ver = t.substr(v + 1, r - v - 1);
-    if (!starts_with_digit(ver)) {
+    if (ver.find_first_of("0123456789") == std::string_view::npos) {
       sink.malformed(ctx, "not an rpm package line");
       return;
     }
