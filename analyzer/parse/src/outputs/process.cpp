@@ -170,7 +170,10 @@ class MapsParser final : public OutputParser {
       if (m.deleted) mapping += " (deleted)";
     }
     fact(sink, pfx + ".mapping", mapping, ctx.line);
-    if (m.path.empty() || m.path.front() != '/') return;  // anonymous, [heap], [stack], [vdso]
+    // anonymous, [heap], [stack], [vdso]; memfd and SysV shared memory are not files
+    if (m.path.empty() || m.path.front() != '/' || m.path.substr(0, 7) == "/memfd:" ||
+        m.path.substr(0, 5) == "/SYSV")
+      return;
     const std::string key = pfx + "\n" + std::string(m.path);
     if (libs_.size() < 100000 && libs_.insert(key).second)
       fact(sink, pfx + ".library", m.path, ctx.line);
