@@ -331,6 +331,15 @@ class UlimitParser final : public OutputParser {
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
     const std::string_view s = trim(raw);
     if (is_blank(s)) return;
+    // zsh/dash: "-v: address space (kbytes)     unlimited"
+    if (s.size() > 3 && s[0] == '-' && s[2] == ':') {
+      const std::string_view name = ulimit_name(s[1]);
+      const auto w = text::split_ws(s);
+      if (!name.empty() && w.size() >= 2) {
+        emit(std::string(name), w.back(), s, ctx, sink);
+        return;
+      }
+    }
     // bash: "virtual memory          (kbytes, -v) unlimited"
     const size_t lp = s.find('(');
     const size_t rp = s.find(')', lp == std::string_view::npos ? 0 : lp);
@@ -344,15 +353,6 @@ class UlimitParser final : public OutputParser {
       const std::string_view v = trim(s.substr(rp + 1));
       if (!name.empty() && !v.empty()) {
         emit(name, v, s, ctx, sink);
-        return;
-      }
-    }
-    // zsh/dash: "-v: address space (kbytes)     unlimited"
-    if (s.size() > 3 && s[0] == '-' && s[2] == ':') {
-      const std::string_view name = ulimit_name(s[1]);
-      const auto w = text::split_ws(s);
-      if (!name.empty() && w.size() >= 2) {
-        emit(std::string(name), w.back(), s, ctx, sink);
         return;
       }
     }
