@@ -69,6 +69,8 @@ TEST_CASE("date: forms", "[parse][outputs][date]") {
        {{"host.timezone", "CST", 1}}, true},
       {"date -u states UTC, not the host zone", "$ date -u\nThu May  8 01:56:26 UTC 2025\n",
        {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}}, false},
+      {"date -u under a collector header", "==> date -u <==\nThu May  8 01:56:26 UTC 2025\n",
+       {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}}, false},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {

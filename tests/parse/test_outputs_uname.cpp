@@ -27,6 +27,8 @@ TEST_CASE("uname: forms", "[parse][outputs][uname]") {
       {"uname -r alone", "4.19.90-52.22.v2207.ky10.aarch64\n", "uname_r.txt",
        {{"kernel.release", "4.19.90-52.22.v2207.ky10.aarch64", 1}}, {}},
       {"hostname command", "$ hostname\nnode07\n", "", {{"host.name", "node07", 2}}, {}},
+      {"hostname under a collector header", "==> hostname <==\nnode07\n", "",
+       {{"host.name", "node07", 2}}, {"kernel.release"}},
       {"hostname file", "node07\n", "etc/hostname", {{"host.name", "node07", 1}}, {"kernel.release"}},
       {"/proc/version",
        "Linux version 5.15.0-91-generic (buildd@bos02-arm64-035) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) "

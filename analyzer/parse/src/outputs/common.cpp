@@ -109,6 +109,22 @@ void fill_from_argv(Banner& b) {
   }
 }
 
+// A title that is itself a command ("uname -a", "npu-smi info -t board -i 0").
+void title_command(Banner& b) {
+  auto words = split_command(b.title);
+  const size_t k0 = skip_prefixes(words);
+  if (k0 >= words.size()) return;
+  for (const auto& k : kKnown)
+    if (words[k0] == k.prog) {
+      b.argv.assign(words.begin() + static_cast<std::ptrdiff_t>(k0), words.end());
+      const int npu = b.npu, chip = b.chip;
+      fill_from_argv(b);
+      if (b.npu < 0) b.npu = npu;
+      if (b.chip < 0) b.chip = chip;
+      return;
+    }
+}
+
 // The command part of a prompt line, or npos.
 size_t prompt_end(std::string_view s) {
   if (s.size() >= 2 && (s[0] == '$' || s[0] == '%') && s[1] == ' ') return 2;
@@ -219,16 +235,18 @@ std::optional<Banner> parse_banner(std::string_view raw) {
   std::string_view s = trim(raw);
   if (s.size() < 2 || s.size() > 4096) return std::nullopt;
   Banner b;
-  // ==> path <==
-  if (s.substr(0, 3) == "==>" && ends_with(s, "<==")) {
+  // ==> path <==   (also "==> uname -a <==" written by collectors)
+  if (s.size() >= 6 && s.substr(0, 3) == "==>" && ends_with(s, "<==")) {
     b.title = std::string(trim(s.substr(3, s.size() - 6)));
     if (!b.title.empty() && b.title.front() == '/') b.path = b.title;
+    title_command(b);
     return b;
   }
   // >>> title
   if (s.substr(0, 4) == ">>> ") {
     b.title = std::string(trim(s.substr(4)));
     b.npu = int_after(b.title, "npu id").value_or(-1);
+    title_command(b);
     return b;
   }
   const char c0 = s.front();
@@ -247,16 +265,7 @@ std::optional<Banner> parse_banner(std::string_view raw) {
         b.title = std::string(rest);
         b.npu = int_after(rest, "npu id").value_or(-1);
         b.chip = int_after(rest, "chip id").value_or(-1);
-        // a title that is itself a command: "## npu-smi info -t board -i 0"
-        auto words = split_command(rest);
-        if (!words.empty()) {
-          for (const auto& k : kKnown)
-            if (words[0] == k.prog) {
-              b.argv = std::move(words);
-              fill_from_argv(b);
-              break;
-            }
-        }
+        title_command(b);  // "## npu-smi info -t board -i 0"
         return b;
       }
       if (c0 != '#') return std::nullopt;

@@ -420,6 +420,10 @@ class LsParser final : public OutputParser {
     // ls -lR directory header "/lib/modules/5.15.0-91-generic/updates/dkms:"
     if (s.back() == ':' && s.size() > 1 && s.find(": ") == std::string_view::npos) {
       const std::string_view d = unquote(s.substr(0, s.size() - 1));
+      if (d.empty()) {
+        sink.malformed(ctx, "empty ls -lR header");
+        return;
+      }
       if (d.front() == '/')
         cur_dir_ = join_path("", d);
       else if (!cmd_dir_.empty())
