@@ -182,6 +182,11 @@ TEST_CASE("npu_smi_kv: documented outputs", "[parse][outputs][npu_smi_kv]") {
       {"npu-smi version with a capital V", "npu-smi Version: 25.0.rc1.2\n", "",
        {{"driver.version.loaded", "25.0.rc1.2", 1}}, {}},
       {"npu-smi -v placeholder", "npu-smi version: x.x.x\n", "", {}, {"driver.version.loaded"}},
+      {"npu-smi version printing a Version key (seed 000 check)",
+       "$ npu-smi version\n        Version                        : 24.1.rc3\n", "",
+       {{"driver.version.loaded", "24.1.rc3", 2}}, {}},
+      {"a bare Version key without that command is not the driver", "        Version : 1.0\n", "",
+       {}, {"driver.version.loaded"}},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {

@@ -113,7 +113,8 @@ class NpuSmiParser final : public OutputParser {
     if (auto b = parse_banner(s)) {
       flush_table(sink);
       kv_npu_ = b->npu >= 0 ? b->npu : path_npu_;
-      kv_chip_ = b->chip;
+      version_cmd_ = b->is_command("npu-smi") &&
+                     (b->has_arg("-v") || b->has_arg("version") || b->has_arg("--version"));
       return;
     }
     if (error_line(s, ctx, sink)) return;
@@ -149,10 +150,7 @@ class NpuSmiParser final : public OutputParser {
     } else {
       return false;
     }
-    if (table) {
-      flush_table(sink);
-      in_table_ = true;
-    }
+    if (table) flush_table(sink);
     // placeholders such as x.x.x (documentation) are not versions
     if (starts_with_digit(ver)) fact(sink, "driver.version.loaded", ver, ctx.line);
     return true;
@@ -163,7 +161,6 @@ class NpuSmiParser final : public OutputParser {
     npus_.clear();
     count_line_ = 0;
     section_ = Section::none;
-    in_table_ = false;
     cur_npu_ = -1;
   }
 
@@ -323,11 +320,11 @@ class NpuSmiParser final : public OutputParser {
     const uint32_t ln = ctx.line;
     if (k == "npu id") {
       if (auto v = text::to_int<int>(val)) kv_npu_ = *v;
-      kv_chip_ = -1;
       return;
     }
-    if (k == "chip id") {
-      if (auto v = text::to_int<int>(val)) kv_chip_ = *v;
+    if (k == "chip id") return;  // facts are per NPU; chips of one NPU state them in turn
+    if (k == "version" && version_cmd_) {  // `npu-smi version` printing `Version : <v>`
+      if (starts_with_digit(val)) fact(sink, "driver.version.loaded", val, ln);
       return;
     }
     if (k == "card count" || k == "total count") {
@@ -425,9 +422,8 @@ class NpuSmiParser final : public OutputParser {
   int path_npu_ = -1;
   // key-value state
   int kv_npu_ = -1;
-  int kv_chip_ = -1;
+  bool version_cmd_ = false;
   // table state
-  bool in_table_ = false;
   Section section_ = Section::none;
   int health_col_ = 1;
   bool has_hbm_ = false;

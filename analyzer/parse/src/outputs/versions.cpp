@@ -108,7 +108,7 @@ struct Entry {
 class VersionInfoParser final : public OutputParser {
  public:
   explicit VersionInfoParser(std::string_view path)
-      : member_(path), member_comp_(comp_from_path(path)), smi_(make_npu_smi(path)) {
+      : member_comp_(comp_from_path(path)), smi_(make_npu_smi(path)) {
     file_ = host_path(path);
   }
 
@@ -327,7 +327,6 @@ class VersionInfoParser final : public OutputParser {
     }
   }
 
-  std::string member_;
   Comp member_comp_;
   std::string file_;
   std::string banner_path_;
