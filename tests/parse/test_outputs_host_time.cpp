@@ -69,6 +69,8 @@ TEST_CASE("date: forms", "[parse][outputs][date]") {
        {{"host.timezone", "CST", 1}}, true},
       {"date -u states UTC, not the host zone", "$ date -u\nThu May  8 01:56:26 UTC 2025\n",
        {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}}, false},
+      {"zone abbreviation the clock stage may not know", "Thu May  8 02:56:26 BST 2025\n",
+       {{"host.timezone", "BST", 1}}, true},
       {"date -u under a collector header", "==> date -u <==\nThu May  8 01:56:26 UTC 2025\n",
        {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}}, false},
   };
@@ -81,6 +83,14 @@ TEST_CASE("date: forms", "[parse][outputs][date]") {
       CHECK(r.malformed == 0);
     }
   }
+}
+
+TEST_CASE("date: uname -a in a date member is not a date", "[parse][outputs][date]") {
+  const auto r = run("date",
+                     "Linux node7 4.19.90-52.22.v2207.ky10.aarch64 #1 SMP Tue Mar 14 12:19:10 CST 2023 "
+                     "aarch64 aarch64 aarch64 GNU/Linux\n");
+  CHECK(r.facts.empty());
+  CHECK(r.malformed == 1);
 }
 
 TEST_CASE("timedatectl", "[parse][outputs][timedatectl]") {

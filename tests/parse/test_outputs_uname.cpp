@@ -29,6 +29,7 @@ TEST_CASE("uname: forms", "[parse][outputs][uname]") {
       {"hostname command", "$ hostname\nnode07\n", "", {{"host.name", "node07", 2}}, {}},
       {"hostname under a collector header", "==> hostname <==\nnode07\n", "",
        {{"host.name", "node07", 2}}, {"kernel.release"}},
+      {"cat /etc/hostname", "==> cat /etc/hostname <==\nnode07\n", "", {{"host.name", "node07", 2}}, {}},
       {"hostname file", "node07\n", "etc/hostname", {{"host.name", "node07", 1}}, {"kernel.release"}},
       {"/proc/version",
        "Linux version 5.15.0-91-generic (buildd@bos02-arm64-035) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) "

@@ -83,7 +83,9 @@ class UnameParser final : public OutputParser {
     }
     if (auto b = parse_banner(s)) {
       mode_ = Mode::any;
-      if (b->is_command("hostname") || (b->is_command("uname") && b->has_arg("-n")))
+      const bool hostname_file = b->path.size() >= 9 && b->path.substr(b->path.size() - 9) == "/hostname";
+      if (b->is_command("hostname") || (b->is_command("uname") && b->has_arg("-n")) ||
+          hostname_file)  // `cat /etc/hostname`, `==> /etc/hostname <==`
         mode_ = Mode::name;
       else if (b->is_command("uname") && b->has_arg("-r"))
         mode_ = Mode::release;
@@ -201,7 +203,8 @@ class DateParser final : public OutputParser {
         }
       }
     }
-    if (!is_date && has_clock_time(s)) {
+    // date prints short lines; `uname -a` and log lines also carry HH:MM:SS
+    if (!is_date && s.size() <= 80 && has_clock_time(s) && s.substr(0, 6) != "Linux ") {
       is_date = true;
       for (auto w : text::split_ws(s)) {
         std::string_view t = w;
@@ -210,8 +213,8 @@ class DateParser final : public OutputParser {
           zone = std::string(t);
           break;
         }
-        if (is_upper_word(t) && t != "AM" && t != "PM") {
-          zone = std::string(t);  // a zone abbreviation the clock stage may not know
+        if (is_upper_word(t) && t.size() >= 3 && t.back() == 'T') {
+          zone = std::string(t);  // a zone abbreviation the clock stage may not know (EDT, BST)
           break;
         }
         if ((t.size() == 5 || t.size() == 6) && (t[0] == '+' || t[0] == '-') && parse_zone(t)) {
