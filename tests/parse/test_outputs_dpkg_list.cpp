@@ -45,10 +45,11 @@ TEST_CASE("dpkg_list: installed packages and Ascend versions", "[parse][outputs]
 }
 
 TEST_CASE("dpkg_list: grep output without header, with a prompt", "[parse][outputs][dpkg_list]") {
-  const auto r = run("dpkg_list",
-                     "$ dpkg -l | grep ascend\n"
-                     "ii  ascend-hdk-910b-npu-driver     24.1.rc3            arm64        Ascend HDK "
-                     "910B NPU driver\n");
+  const auto r =
+      run("dpkg_list",
+          "$ dpkg -l | grep ascend\n"
+          "ii  ascend-hdk-910b-npu-driver     24.1.rc3            arm64        Ascend HDK "
+          "910B NPU driver\n");
   INFO(dump(r));
   CHECK(line_of(r, "driver.version.installed", "24.1.rc3") == 2);
   CHECK(r.malformed == 0);

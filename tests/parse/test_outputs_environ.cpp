@@ -21,14 +21,15 @@ TEST_CASE("environ: printenv pointing at a missing CANN 8.5.1", "[parse][outputs
   for (const std::string& text : {std::string(kPrintenv), crlf(kPrintenv)}) {
     const auto r = run("environ", text, "env/printenv.txt");
     INFO(dump(r));
-    check_facts(r, {{"env.ASCEND_TOOLKIT_HOME", "/usr/local/Ascend/ascend-toolkit/8.5.1", 2},
-                    {"env.ASCEND_HOME_PATH", "/usr/local/Ascend/ascend-toolkit/8.5.1", 3},
-                    {"env.ASCEND_OPP_PATH", "/usr/local/Ascend/ascend-toolkit/8.5.1/opp", 4},
-                    {"env.PYTHONPATH",
-                     "/usr/local/Ascend/ascend-toolkit/8.5.1/python/site-packages:/usr/local/Ascend/"
-                     "ascend-toolkit/8.5.1/opp/built-in/op_impl/ai_core/tbe",
-                     8},
-                    {"cann.version.env", "8.5.1", 2}});
+    check_facts(r,
+                {{"env.ASCEND_TOOLKIT_HOME", "/usr/local/Ascend/ascend-toolkit/8.5.1", 2},
+                 {"env.ASCEND_HOME_PATH", "/usr/local/Ascend/ascend-toolkit/8.5.1", 3},
+                 {"env.ASCEND_OPP_PATH", "/usr/local/Ascend/ascend-toolkit/8.5.1/opp", 4},
+                 {"env.PYTHONPATH",
+                  "/usr/local/Ascend/ascend-toolkit/8.5.1/python/site-packages:/usr/local/Ascend/"
+                  "ascend-toolkit/8.5.1/opp/built-in/op_impl/ai_core/tbe",
+                  8},
+                 {"cann.version.env", "8.5.1", 2}});
     CHECK(count(r, "cann.version.env") == 1);
     CHECK(r.facts.size() == 8);  // 7 variables + one referenced CANN version
     CHECK(r.events.empty());
@@ -50,8 +51,9 @@ TEST_CASE("environ: forms", "[parse][outputs][environ]") {
     CHECK(values(r, "env.EMPTY") == std::vector<std::string>{""});
   }
   SECTION("export lines (seed 002 debugging switches)") {
-    const auto r = run("environ", "export ASCEND_LAUNCH_BLOCKING=1\nexport TASK_QUEUE_ENABLE=0\n"
-                                  "export ASCEND_GLOBAL_LOG_LEVEL='3'\n");
+    const auto r = run("environ",
+                       "export ASCEND_LAUNCH_BLOCKING=1\nexport TASK_QUEUE_ENABLE=0\n"
+                       "export ASCEND_GLOBAL_LOG_LEVEL='3'\n");
     check_facts(r, {{"env.ASCEND_LAUNCH_BLOCKING", "1", 1},
                     {"env.TASK_QUEUE_ENABLE", "0", 2},
                     {"env.ASCEND_GLOBAL_LOG_LEVEL", "3", 3}});

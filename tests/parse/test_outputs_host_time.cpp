@@ -12,13 +12,17 @@ TEST_CASE("uptime: forms", "[parse][outputs][uptime]") {
   };
   const std::vector<Case> cases = {
       {"uptime -s", "2025-05-08 07:10:21\n", {{"host.boot_time_local", "2025-05-08 07:10:21", 1}}},
-      {"uptime", " 09:56:26 up  2:46,  3 users,  load average: 0.52, 0.58, 0.59\n",
+      {"uptime",
+       " 09:56:26 up  2:46,  3 users,  load average: 0.52, 0.58, 0.59\n",
        {{"host.uptime", "2:46", 1}}},
-      {"uptime, days", " 09:56:26 up 12 days,  3:04,  1 user,  load average: 8.10, 8.02, 7.95\n",
+      {"uptime, days",
+       " 09:56:26 up 12 days,  3:04,  1 user,  load average: 8.10, 8.02, 7.95\n",
        {{"host.uptime", "12 days, 3:04", 1}}},
       {"uptime -p", "up 2 hours, 46 minutes\n", {{"host.uptime", "2 hours, 46 minutes", 1}}},
       {"/proc/uptime", "9963.64 39251.10\n", {{"host.uptime_seconds", "9963.64", 1}}},
-      {"banner then -s", "$ uptime -s\n2025-05-08 07:10:21\n", {{"host.boot_time_local", "2025-05-08 07:10:21", 2}}},
+      {"banner then -s",
+       "$ uptime -s\n2025-05-08 07:10:21\n",
+       {{"host.boot_time_local", "2025-05-08 07:10:21", 2}}},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -57,22 +61,39 @@ TEST_CASE("date: forms", "[parse][outputs][date]") {
     bool zone;
   };
   const std::vector<Case> cases = {
-      {"date", "Thu May  8 09:56:26 CST 2025\n",
-       {{"host.collected_at", "Thu May  8 09:56:26 CST 2025", 1}, {"host.timezone", "CST", 1}}, true},
-      {"date -R", "Thu, 08 May 2025 09:56:26 +0800\n",
-       {{"host.collected_at", "Thu, 08 May 2025 09:56:26 +0800", 1}, {"host.timezone", "+0800", 1}}, true},
-      {"date +%s%z", "1746669386+0800\n",
-       {{"host.collected_at", "1746669386+0800", 1}, {"host.timezone", "+0800", 1}}, true},
-      {"date --iso-8601=seconds", "2025-05-08T09:56:26+08:00\n",
-       {{"host.collected_at", "2025-05-08T09:56:26+08:00", 1}, {"host.timezone", "+08:00", 1}}, true},
-      {"zh_CN locale", "2025\xe5\xb9\xb4 05\xe6\x9c\x88 08\xe6\x97\xa5 \xe6\x98\x9f\xe6\x9c\x9f\xe5\x9b\x9b 09:56:26 CST\n",
-       {{"host.timezone", "CST", 1}}, true},
-      {"date -u states UTC, not the host zone", "$ date -u\nThu May  8 01:56:26 UTC 2025\n",
-       {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}}, false},
-      {"zone abbreviation the clock stage may not know", "Thu May  8 02:56:26 BST 2025\n",
-       {{"host.timezone", "BST", 1}}, true},
-      {"date -u under a collector header", "==> date -u <==\nThu May  8 01:56:26 UTC 2025\n",
-       {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}}, false},
+      {"date",
+       "Thu May  8 09:56:26 CST 2025\n",
+       {{"host.collected_at", "Thu May  8 09:56:26 CST 2025", 1}, {"host.timezone", "CST", 1}},
+       true},
+      {"date -R",
+       "Thu, 08 May 2025 09:56:26 +0800\n",
+       {{"host.collected_at", "Thu, 08 May 2025 09:56:26 +0800", 1}, {"host.timezone", "+0800", 1}},
+       true},
+      {"date +%s%z",
+       "1746669386+0800\n",
+       {{"host.collected_at", "1746669386+0800", 1}, {"host.timezone", "+0800", 1}},
+       true},
+      {"date --iso-8601=seconds",
+       "2025-05-08T09:56:26+08:00\n",
+       {{"host.collected_at", "2025-05-08T09:56:26+08:00", 1}, {"host.timezone", "+08:00", 1}},
+       true},
+      {"zh_CN locale",
+       "2025\xe5\xb9\xb4 05\xe6\x9c\x88 08\xe6\x97\xa5 \xe6\x98\x9f\xe6\x9c\x9f\xe5\x9b\x9b "
+       "09:56:26 CST\n",
+       {{"host.timezone", "CST", 1}},
+       true},
+      {"date -u states UTC, not the host zone",
+       "$ date -u\nThu May  8 01:56:26 UTC 2025\n",
+       {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}},
+       false},
+      {"zone abbreviation the clock stage may not know",
+       "Thu May  8 02:56:26 BST 2025\n",
+       {{"host.timezone", "BST", 1}},
+       true},
+      {"date -u under a collector header",
+       "==> date -u <==\nThu May  8 01:56:26 UTC 2025\n",
+       {{"host.collected_at", "Thu May  8 01:56:26 UTC 2025", 2}},
+       false},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -86,9 +107,10 @@ TEST_CASE("date: forms", "[parse][outputs][date]") {
 }
 
 TEST_CASE("date: uname -a in a date member is not a date", "[parse][outputs][date]") {
-  const auto r = run("date",
-                     "Linux node7 4.19.90-52.22.v2207.ky10.aarch64 #1 SMP Tue Mar 14 12:19:10 CST 2023 "
-                     "aarch64 aarch64 aarch64 GNU/Linux\n");
+  const auto r =
+      run("date",
+          "Linux node7 4.19.90-52.22.v2207.ky10.aarch64 #1 SMP Tue Mar 14 12:19:10 CST 2023 "
+          "aarch64 aarch64 aarch64 GNU/Linux\n");
   CHECK(r.facts.empty());
   CHECK(r.malformed == 1);
 }

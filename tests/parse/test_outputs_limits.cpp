@@ -53,7 +53,9 @@ TEST_CASE("ulimit: -a and bare -v", "[parse][outputs][ulimit]") {
     CHECK(r.events[0].line == 16);
   }
   SECTION("zsh form") {
-    const auto r = run("ulimit", "-v: address space (kbytes)          unlimited\n-n: file descriptors                1024\n");
+    const auto r = run("ulimit",
+                       "-v: address space (kbytes)          unlimited\n-n: file descriptors        "
+                       "        1024\n");
     INFO(dump(r));
     check_facts(r, {{"ulimit.virtual_memory", "unlimited", 1}, {"ulimit.open_files", "1024", 2}});
   }

@@ -30,10 +30,11 @@ TEST_CASE("ls_listing: ls -l of a directory named by the command", "[parse][outp
   for (const std::string& text : {std::string(kDkms), crlf(kDkms)}) {
     const auto r = run("ls_listing", text);
     INFO(dump(r));
-    check_facts(r, {{"fs./lib/modules/5.15.0-91-generic/updates/dkms/drv_pcie_host.ko",
-                     "symlink:/usr/local/Ascend.bak/driver_24.1.rc3/kernel/drv_pcie_host.ko", 3},
-                    {"fs./lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko",
-                     "symlink:/usr/local/Ascend.bak/driver_24.1.rc3/kernel/drv_seclib_host.ko", 4}});
+    check_facts(r,
+                {{"fs./lib/modules/5.15.0-91-generic/updates/dkms/drv_pcie_host.ko",
+                  "symlink:/usr/local/Ascend.bak/driver_24.1.rc3/kernel/drv_pcie_host.ko", 3},
+                 {"fs./lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko",
+                  "symlink:/usr/local/Ascend.bak/driver_24.1.rc3/kernel/drv_seclib_host.ko", 4}});
     CHECK(r.facts.size() == 2);
     CHECK(r.malformed == 0);
   }
@@ -50,7 +51,8 @@ TEST_CASE("ls_listing: ls -lR with directory headers", "[parse][outputs][ls_list
   CHECK(r.malformed == 0);
 }
 
-TEST_CASE("ls_listing: CANN latest link, readlink, devices, time styles", "[parse][outputs][ls_listing]") {
+TEST_CASE("ls_listing: CANN latest link, readlink, devices, time styles",
+          "[parse][outputs][ls_listing]") {
   SECTION("ls -l of the toolkit directory") {
     const auto r = run("ls_listing",
                        "$ ls -l /usr/local/Ascend/ascend-toolkit/\n"
@@ -75,11 +77,12 @@ TEST_CASE("ls_listing: CANN latest link, readlink, devices, time styles", "[pars
                      "symlink:/usr/local/Ascend/ascend-toolkit/8.5.0", 2}});
   }
   SECTION("device nodes present and missing") {
-    const auto r = run("ls_listing",
-                       "$ ls -l /dev/davinci*\n"
-                       "crw-rw---- 1 HwHiAiUser HwHiAiUser 236, 0 May  8 07:10 /dev/davinci0\n"
-                       "crw-rw---- 1 HwHiAiUser HwHiAiUser 237, 0 May  8 07:10 /dev/davinci_manager\n"
-                       "ls: cannot access '/dev/davinci1': No such file or directory\n");
+    const auto r =
+        run("ls_listing",
+            "$ ls -l /dev/davinci*\n"
+            "crw-rw---- 1 HwHiAiUser HwHiAiUser 236, 0 May  8 07:10 /dev/davinci0\n"
+            "crw-rw---- 1 HwHiAiUser HwHiAiUser 237, 0 May  8 07:10 /dev/davinci_manager\n"
+            "ls: cannot access '/dev/davinci1': No such file or directory\n");
     INFO(dump(r));
     check_facts(r, {{"fs./dev/davinci0", "chardev", 2},
                     {"fs./dev/davinci_manager", "chardev", 3},

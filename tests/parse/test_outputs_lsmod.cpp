@@ -18,7 +18,8 @@ TEST_CASE("lsmod: loaded modules", "[parse][outputs][lsmod]") {
     const auto r = run("lsmod", text);
     INFO(dump(r));
     check_facts(r, {{"module.drv_devdrv_host.loaded", "size=614400 used_by=", 2},
-                    {"module.drv_pcie_host.loaded", "size=466944 used_by=drv_devmng_host,drv_devdrv_host", 4},
+                    {"module.drv_pcie_host.loaded",
+                     "size=466944 used_by=drv_devmng_host,drv_devdrv_host", 4},
                     {"module.ip_tables.loaded", "size=32768 used_by=", 6}});
     CHECK(r.facts.size() == 5);
     CHECK(r.malformed == 0);
@@ -26,11 +27,12 @@ TEST_CASE("lsmod: loaded modules", "[parse][outputs][lsmod]") {
 }
 
 TEST_CASE("lsmod: grep output and /proc/modules", "[parse][outputs][lsmod]") {
-  const auto r = run("lsmod",
-                     "$ lsmod | rg 'ascend|drv_pcie|drv_devmm|davinci'\n"
-                     "drv_pcie_host         466944  2 drv_devmng_host,drv_devdrv_host\n"
-                     "drv_pcie_host 466944 2 drv_devmng_host,drv_devdrv_host, Live 0x0000000000000000 (OE)\n"
-                     "drv_seclib_host 28672 0 - Live 0x0000000000000000 (OE)\n");
+  const auto r =
+      run("lsmod",
+          "$ lsmod | rg 'ascend|drv_pcie|drv_devmm|davinci'\n"
+          "drv_pcie_host         466944  2 drv_devmng_host,drv_devdrv_host\n"
+          "drv_pcie_host 466944 2 drv_devmng_host,drv_devdrv_host, Live 0x0000000000000000 (OE)\n"
+          "drv_seclib_host 28672 0 - Live 0x0000000000000000 (OE)\n");
   INFO(dump(r));
   CHECK(values(r, "module.drv_pcie_host.loaded") ==
         std::vector<std::string>{"size=466944 used_by=drv_devmng_host,drv_devdrv_host",

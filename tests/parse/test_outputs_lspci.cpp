@@ -8,9 +8,11 @@ TEST_CASE("lspci: NPU functions", "[parse][outputs][lspci]") {
   SECTION("plain, -nn, -n forms; Huawei NIC ignored") {
     const char* t =
         "01:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)\n"
-        "0000:c1:00.0 Processing accelerators [1200]: Huawei Technologies Co., Ltd. Device [19e5:d802] (rev 20)\n"
+        "0000:c1:00.0 Processing accelerators [1200]: Huawei Technologies Co., Ltd. Device "
+        "[19e5:d802] (rev 20)\n"
         "c2:00.0 1200: 19e5:d803 (rev 20)\n"
-        "3d:00.0 Ethernet controller: Huawei Technologies Co., Ltd. Hi1822 Family (4*25GE) (rev 45)\n";
+        "3d:00.0 Ethernet controller: Huawei Technologies Co., Ltd. Hi1822 Family (4*25GE) (rev "
+        "45)\n";
     for (const std::string& text : {std::string(t), crlf(t)}) {
       const auto r = run("lspci", text);
       INFO(dump(r));

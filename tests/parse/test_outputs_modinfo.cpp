@@ -83,12 +83,14 @@ TEST_CASE("modinfo: bare outputs", "[parse][outputs][modinfo]") {
               "5.15.0-91-generic SMP mod_unload modversions aarch64"));
   }
   SECTION("vermagic without any module name is reported, not guessed") {
-    const auto r = run("modinfo", "5.15.0-91-generic SMP mod_unload modversions aarch64\n", "x.txt");
+    const auto r =
+        run("modinfo", "5.15.0-91-generic SMP mod_unload modversions aarch64\n", "x.txt");
     CHECK(r.facts.empty());
     CHECK(r.malformed == 1);
   }
   SECTION("module not found") {
-    const auto r = run("modinfo", "$ modinfo -n drv_pcie_host\nmodinfo: ERROR: Module drv_pcie_host not found.\n");
+    const auto r = run(
+        "modinfo", "$ modinfo -n drv_pcie_host\nmodinfo: ERROR: Module drv_pcie_host not found.\n");
     INFO(dump(r));
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].severity == faultline::Severity::error);

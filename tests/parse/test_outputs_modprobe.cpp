@@ -19,12 +19,13 @@ TEST_CASE("modprobe: resolved paths and dependency chain", "[parse][outputs][mod
   for (const std::string& text : {std::string(kDryRun), crlf(kDryRun)}) {
     const auto r = run("modprobe", text);
     INFO(dump(r));
-    check_facts(r, {{"module.drv_pcie_host.resolved_path",
-                     "/lib/modules/5.15.0-91-generic/updates/dkms/drv_pcie_host.ko", 4},
-                    {"module.drv_seclib_host.resolved_path",
-                     "/lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko", 2},
-                    {"module.drv_pcie_host.depends", "drv_seclib_host,ascend_kernel_open_adapt", 4},
-                    {"module.drv_pcie_host.depends", "drv_seclib_host,ascend_kernel_open_adapt", 8}});
+    check_facts(r,
+                {{"module.drv_pcie_host.resolved_path",
+                  "/lib/modules/5.15.0-91-generic/updates/dkms/drv_pcie_host.ko", 4},
+                 {"module.drv_seclib_host.resolved_path",
+                  "/lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko", 2},
+                 {"module.drv_pcie_host.depends", "drv_seclib_host,ascend_kernel_open_adapt", 4},
+                 {"module.drv_pcie_host.depends", "drv_seclib_host,ascend_kernel_open_adapt", 8}});
     CHECK(count(r, "module.drv_pcie_host.resolved_path") == 2);
     CHECK(count(r, "module.drv_pcie_host.depends") == 2);
     CHECK(r.malformed == 0);
@@ -42,14 +43,16 @@ TEST_CASE("modprobe: target from the member path, errors", "[parse][outputs][mod
     CHECK(line_of(r, "module.drv_pcie_host.depends", "drv_seclib_host") == 2);
   }
   SECTION("module without dependencies") {
-    const auto r = run("modprobe", "$ modprobe -n -v drv_seclib_host\n"
-                                   "insmod /lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko \n");
+    const auto r = run("modprobe",
+                       "$ modprobe -n -v drv_seclib_host\n"
+                       "insmod /lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko \n");
     CHECK(line_of(r, "module.drv_seclib_host.depends", "") == 2);
   }
   SECTION("FATAL and ERROR lines") {
     const auto r = run(
         "modprobe",
-        "modprobe: FATAL: Module drv_pcie_host not found in directory /lib/modules/5.15.0-91-generic\n"
+        "modprobe: FATAL: Module drv_pcie_host not found in directory "
+        "/lib/modules/5.15.0-91-generic\n"
         "modprobe: ERROR: could not insert 'drv_pcie_host': Unknown symbol in module, or unknown "
         "parameter (see dmesg)\n");
     INFO(dump(r));

@@ -6,7 +6,8 @@ using namespace fltest;
 namespace {
 
 // 5.1, vllm-ascend #1875, 8x910B4, driver 24.1.rc3 (middle NPUs elided in the source)
-const char* kA2 = R"X(+------------------------------------------------------------------------------------------------+
+const char* kA2 =
+    R"X(+------------------------------------------------------------------------------------------------+
 | npu-smi 24.1.rc3                 Version: 24.1.rc3                                             |
 +---------------------------+---------------+----------------------------------------------------+
 | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
@@ -28,7 +29,8 @@ const char* kA2 = R"X(+---------------------------------------------------------
 )X";
 
 // 5.1 process rows (public texts; the last one is a container process without a name)
-const char* kA2Processes = R"X(+---------------------------+---------------+----------------------------------------------------+
+const char* kA2Processes =
+    R"X(+---------------------------+---------------+----------------------------------------------------+
 | NPU     Chip              | Process id    | Process name             | Process memory(MB)      |
 +===========================+===============+====================================================+
 | 0       0                 | 19334         | VLLMWorker_TP            | 58472                   |
@@ -38,7 +40,8 @@ const char* kA2Processes = R"X(+---------------------------+---------------+----
 )X";
 
 // 5.2, 310P, vllm-ascend #2416
-const char* k310P = R"X(+--------------------------------------------------------------------------------------------------------+
+const char* k310P =
+    R"X(+--------------------------------------------------------------------------------------------------------+
 | npu-smi 25.2.0                                   Version: 25.2.0                                       |
 +-------------------------------+-----------------+------------------------------------------------------+
 | NPU     Name                  | Health          | Power(W)     Temp(C)           Hugepages-Usage(page) |
@@ -52,7 +55,8 @@ const char* k310P = R"X(+-------------------------------------------------------
 )X";
 
 // 5.3, A3 (2 dies per NPU), 25.3.rc1
-const char* kA3 = R"X(| npu-smi 25.3.rc1                 Version: 25.3.rc1                                             |
+const char* kA3 =
+    R"X(| npu-smi 25.3.rc1                 Version: 25.3.rc1                                             |
 +---------------------------+---------------+----------------------------------------------------+
 | NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|
 | Chip  Phy-ID              | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |
@@ -65,8 +69,10 @@ const char* kA3 = R"X(| npu-smi 25.3.rc1                 Version: 25.3.rc1      
 +===========================+===============+====================================================+
 )X";
 
-// 5.4, 118 wide, npu-smi 26.0.rc1; the process row is the A3 row of vllm-ascend #12980 (same layout)
-const char* k118 = R"X(| npu-smi 26.0.rc1                            Version: 26.0.rc1                                                    |
+// 5.4, 118 wide, npu-smi 26.0.rc1; the process row is the A3 row of vllm-ascend #12980 (same
+// layout)
+const char* k118 =
+    R"X(| npu-smi 26.0.rc1                            Version: 26.0.rc1                                                    |
 +---------------------------+---------------+----------------------------------------------------------------------+
 | NPU   Name                | Health        | Power(W)             Temp(C)                 Hugepages-Usage(page)   |
 | Chip                      | Bus-Id        | AICore(%)            Memory-Usage(MB)        HBM-Usage(MB)           |
@@ -81,7 +87,8 @@ const char* k118 = R"X(| npu-smi 26.0.rc1                            Version: 26
 )X";
 
 // 5.5, Ascend 950 (documentation placeholders)
-const char* k950 = R"X(+-------------------------------------------------------------------------------------------------+
+const char* k950 =
+    R"X(+-------------------------------------------------------------------------------------------------+
 | npu-smi x.x.x                           Version: x.x.x                                          |
 +---------------------------+---------------+-----------------------------------------------------+
 | NPU ID | Name             | Health        | Power(W)    Temp(C)           Hugepages-Usage(page) |
@@ -217,7 +224,8 @@ TEST_CASE("npu_smi_info: driver error and banners", "[parse][outputs][npu_smi_in
   }
   SECTION("card_info.log holds the table and `npu-smi info -l` key-values") {
     std::string t = kA2;
-    t += "        Total Count                    : 16\n\n        NPU ID                         : 0\n"
+    t += "        Total Count                    : 16\n\n        NPU ID                         : "
+         "0\n"
          "        Chip Count                     : 1\n";
     const auto r = run("npu_smi_kv", t);
     INFO(dump(r));

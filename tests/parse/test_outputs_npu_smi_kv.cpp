@@ -121,9 +121,15 @@ TEST_CASE("npu_smi_kv: documented outputs", "[parse][outputs][npu_smi_kv]") {
       {"-l tab-indented",
        kListTab,
        "",
-       {{"npu.count", "1", 1}, {"npu.0.serial_number", "033GWL10LB000840", 5}, {"npu.0.chip_count", "1", 6}},
+       {{"npu.count", "1", 1},
+        {"npu.0.serial_number", "033GWL10LB000840", 5},
+        {"npu.0.chip_count", "1", 6}},
        {"npu.0.product_name"}},
-      {"-l space-indented", kListSpaces, "", {{"npu.count", "16", 1}, {"npu.0.chip_count", "1", 4}}, {}},
+      {"-l space-indented",
+       kListSpaces,
+       "",
+       {{"npu.count", "16", 1}, {"npu.0.chip_count", "1", 4}},
+       {}},
       {"board 910 23.0.5",
        kBoard910,
        "",
@@ -137,7 +143,9 @@ TEST_CASE("npu_smi_kv: documented outputs", "[parse][outputs][npu_smi_kv]") {
       {"board chip level",
        kBoardChip,
        "",
-       {{"npu.0.name", "xxx", 4}, {"firmware.version", "7.1.0.7.220", 13}, {"npu.0.bus_id", "0000:61:00.0", 12}},
+       {{"npu.0.name", "xxx", 4},
+        {"firmware.version", "7.1.0.7.220", 13},
+        {"npu.0.bus_id", "0000:61:00.0", 12}},
        {"driver.version.loaded"}},
       {"board 910B 25.5.1",
        kBoard910B,
@@ -154,7 +162,8 @@ TEST_CASE("npu_smi_kv: documented outputs", "[parse][outputs][npu_smi_kv]") {
        {{"npu.3.health", "OK", 1}},
        {"npu.3.health_error_code"}},
       {"health A2, npu id from the collector banner",
-       std::string("########### collect npu id 2 chip id 0 health info #############\n") + kHealthA2,
+       std::string("########### collect npu id 2 chip id 0 health info #############\n") +
+           kHealthA2,
        "npu_info_log/card_info.log",
        {{"npu.2.health", "OK", 2}},
        {"npu.0.health"}},
@@ -178,15 +187,27 @@ TEST_CASE("npu_smi_kv: documented outputs", "[parse][outputs][npu_smi_kv]") {
        "",
        {{"npu.0.system_time", "Thu Apr  9 10:03:04 2026", 2}},
        {}},
-      {"npu-smi -v", "npu-smi version: 24.1.rc3\n", "", {{"driver.version.loaded", "24.1.rc3", 1}}, {}},
-      {"npu-smi version with a capital V", "npu-smi Version: 25.0.rc1.2\n", "",
-       {{"driver.version.loaded", "25.0.rc1.2", 1}}, {}},
+      {"npu-smi -v",
+       "npu-smi version: 24.1.rc3\n",
+       "",
+       {{"driver.version.loaded", "24.1.rc3", 1}},
+       {}},
+      {"npu-smi version with a capital V",
+       "npu-smi Version: 25.0.rc1.2\n",
+       "",
+       {{"driver.version.loaded", "25.0.rc1.2", 1}},
+       {}},
       {"npu-smi -v placeholder", "npu-smi version: x.x.x\n", "", {}, {"driver.version.loaded"}},
       {"npu-smi version printing a Version key (seed 000 check)",
-       "$ npu-smi version\n        Version                        : 24.1.rc3\n", "",
-       {{"driver.version.loaded", "24.1.rc3", 2}}, {}},
-      {"a bare Version key without that command is not the driver", "        Version : 1.0\n", "",
-       {}, {"driver.version.loaded"}},
+       "$ npu-smi version\n        Version                        : 24.1.rc3\n",
+       "",
+       {{"driver.version.loaded", "24.1.rc3", 2}},
+       {}},
+      {"a bare Version key without that command is not the driver",
+       "        Version : 1.0\n",
+       "",
+       {},
+       {"driver.version.loaded"}},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -221,11 +242,12 @@ TEST_CASE("npu_smi_kv: abnormal values become kept events", "[parse][outputs][np
     CHECK(r.events[1].message.find("80E01801") != std::string::npos);
   }
   SECTION("current-fault-event (950)") {
-    const auto r = run("npu_smi_kv",
-                       "        Fault Event Count              : 1\n"
-                       "        Fault Event Information        : event id=0x81AF8000, severity=2, node "
-                       "type ex=215, node id=0, sub node type ex=0, sub node id=0\n",
-                       "npu_smi_0_current_fault_event.txt");
+    const auto r =
+        run("npu_smi_kv",
+            "        Fault Event Count              : 1\n"
+            "        Fault Event Information        : event id=0x81AF8000, severity=2, node "
+            "type ex=215, node id=0, sub node type ex=0, sub node id=0\n",
+            "npu_smi_0_current_fault_event.txt");
     INFO(dump(r));
     CHECK(has(r, "npu.0.fault_event_count", "1"));
     REQUIRE(r.events.size() == 1);

@@ -84,8 +84,9 @@ TEST_CASE("pip_list: list, freeze, show", "[parse][outputs][pip_list]") {
     CHECK(has(r, "torch_npu.version", "2.5.1.post1.dev20250619"));
   }
   SECTION("pip list --format=json") {
-    const auto r = run("pip_list",
-                       R"([{"name": "torch", "version": "2.9.0"}, {"name": "torch_npu", "version": "2.9.0.post6"}])");
+    const auto r = run(
+        "pip_list",
+        R"([{"name": "torch", "version": "2.9.0"}, {"name": "torch_npu", "version": "2.9.0.post6"}])");
     INFO(dump(r));
     CHECK(has(r, "torch.version", "2.9.0"));
     CHECK(has(r, "package.pip.torch-npu", "2.9.0.post6"));

@@ -16,12 +16,14 @@ const char* kMaps =
     "/usr/local/Ascend/ascend-toolkit/8.5.0/aarch64-linux/lib64/libhccl.so\n"
     "ffff7e000000-ffff7e100000 r-xp 00000000 fd:01 1445001                    "
     "/usr/local/Ascend/driver/lib64/driver/libascend_hal.so\n"
-    "ffff80000000-ffff80010000 rw-s 00000000 00:01 4097                       /memfd:shm (deleted)\n"
+    "ffff80000000-ffff80010000 rw-s 00000000 00:01 4097                       /memfd:shm "
+    "(deleted)\n"
     "ffffb7a00000-ffffb7a21000 rw-p 00000000 00:00 0 \n"
     "fffff7ffd000-fffff7fff000 r-xp 00000000 00:00 0                          [vdso]\n";
 }  // namespace
 
-TEST_CASE("proc_maps: mappings, libraries, deleted files, CANN loaded", "[parse][outputs][proc_maps]") {
+TEST_CASE("proc_maps: mappings, libraries, deleted files, CANN loaded",
+          "[parse][outputs][proc_maps]") {
   for (const std::string& text : {std::string(kMaps), crlf(kMaps)}) {
     const auto r = run("proc_maps", text, "proc/12345/maps");
     INFO(dump(r));
@@ -79,7 +81,8 @@ TEST_CASE("proc_maps: pid from the member path", "[parse][outputs][proc_maps]") 
   }
 }
 
-TEST_CASE("proc_maps: seed 002 transcript (rg over /proc/$PID/maps)", "[parse][outputs][proc_maps]") {
+TEST_CASE("proc_maps: seed 002 transcript (rg over /proc/$PID/maps)",
+          "[parse][outputs][proc_maps]") {
   const std::string t =
       "$ ASCEND_DIAG_PID=12345\n"
       "$ rg 'libascendcl|libge_|libhccl|libopapi|\\(deleted\\)' \"/proc/$ASCEND_DIAG_PID/maps\"\n"

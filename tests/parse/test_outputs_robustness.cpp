@@ -8,10 +8,10 @@ using namespace fltest;
 
 namespace {
 const std::vector<std::string> kKinds = {
-    "npu_smi_info", "npu_smi_kv", "version_info", "dpkg_list",  "rpm_list",   "pip_list",
-    "proc_maps",    "proc_cmdline", "environ",    "mountinfo",  "modinfo",    "modprobe",
-    "lsmod",        "ls_listing", "uname",        "uptime",     "proc_stat",  "date",
-    "timedatectl",  "ulimit",     "sysctl",       "lspci",      "manifest"};
+    "npu_smi_info", "npu_smi_kv",   "version_info", "dpkg_list", "rpm_list",  "pip_list",
+    "proc_maps",    "proc_cmdline", "environ",      "mountinfo", "modinfo",   "modprobe",
+    "lsmod",        "ls_listing",   "uname",        "uptime",    "proc_stat", "date",
+    "timedatectl",  "ulimit",       "sysctl",       "lspci",     "manifest"};
 }  // namespace
 
 TEST_CASE("outputs: every kind has a parser", "[parse][outputs][robustness]") {
@@ -23,7 +23,8 @@ TEST_CASE("outputs: every kind has a parser", "[parse][outputs][robustness]") {
   }
 }
 
-TEST_CASE("outputs: garbage, long lines and table debris do not crash", "[parse][outputs][robustness]") {
+TEST_CASE("outputs: garbage, long lines and table debris do not crash",
+          "[parse][outputs][robustness]") {
   std::mt19937 rng(12345);  // fixed seed: reproducible
   std::string garbage;
   for (int i = 0; i < 20000; ++i) {

@@ -23,10 +23,13 @@ TEST_CASE("rpm_list: forms", "[parse][outputs][rpm_list]") {
        {{"driver.version.installed", "25.5.2", 2}}},
       {"dnf list installed",
        "Ascend910B-driver.aarch64              25.5.2-1               @System\n",
-       {{"package.rpm.ascend910b-driver", "25.5.2-1", 1}, {"driver.version.installed", "25.5.2", 1}}},
+       {{"package.rpm.ascend910b-driver", "25.5.2-1", 1},
+        {"driver.version.installed", "25.5.2", 1}}},
       {"rpm -qi",
-       "Name        : Ascend910B-driver\nVersion     : 25.5.2\nRelease     : 1\nArchitecture: aarch64\n",
-       {{"package.rpm.ascend910b-driver", "25.5.2-1", 2}, {"driver.version.installed", "25.5.2", 2}}},
+       "Name        : Ascend910B-driver\nVersion     : 25.5.2\nRelease     : 1\nArchitecture: "
+       "aarch64\n",
+       {{"package.rpm.ascend910b-driver", "25.5.2-1", 2},
+        {"driver.version.installed", "25.5.2", 2}}},
   };
   for (const auto& c : cases) {
     SECTION(c.name) {
@@ -38,7 +41,8 @@ TEST_CASE("rpm_list: forms", "[parse][outputs][rpm_list]") {
   }
 }
 
-TEST_CASE("rpm_list: gpg keys are packages too, nonsense is malformed", "[parse][outputs][rpm_list]") {
+TEST_CASE("rpm_list: gpg keys are packages too, nonsense is malformed",
+          "[parse][outputs][rpm_list]") {
   const auto r = run("rpm_list", "gpg-pubkey-e2ec1a40-5e7dc4a2\nthis is not a package\n");
   INFO(dump(r));
   CHECK(values(r, "driver.version.installed").empty());

@@ -24,7 +24,9 @@ inline std::vector<std::string> values(const ParseResult& r, std::string_view na
   return out;
 }
 
-inline size_t count(const ParseResult& r, std::string_view name) { return values(r, name).size(); }
+inline size_t count(const ParseResult& r, std::string_view name) {
+  return values(r, name).size();
+}
 
 // Line of the first fact with this name and value, 0 when absent.
 inline uint32_t line_of(const ParseResult& r, std::string_view name, std::string_view value) {
@@ -37,11 +39,14 @@ inline bool has(const ParseResult& r, std::string_view name, std::string_view va
   return line_of(r, name, value) != 0;
 }
 
-inline bool has_name(const ParseResult& r, std::string_view name) { return count(r, name) != 0; }
+inline bool has_name(const ParseResult& r, std::string_view name) {
+  return count(r, name) != 0;
+}
 
 inline std::string dump(const ParseResult& r) {
   std::ostringstream o;
-  for (const auto& f : r.facts) o << "  fact " << f.line << ": " << f.name << " = " << f.value << "\n";
+  for (const auto& f : r.facts)
+    o << "  fact " << f.line << ": " << f.name << " = " << f.value << "\n";
   for (const auto& e : r.events)
     o << "  event " << e.line << " sev=" << static_cast<int>(e.severity) << " keep=" << e.keep
       << " dev=" << e.device << " pid=" << e.pid << ": " << e.message << "\n";

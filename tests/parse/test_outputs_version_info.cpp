@@ -80,13 +80,15 @@ TEST_CASE("version_info: files named by their path", "[parse][outputs][version_i
        "usr/local/Ascend/driver/version.info",
        {{"driver.version.installed", "24.1.rc1", 1},
         {"driver.innerversion", "V100R001C15SPC006B220", 9},
-        {"driver.compatible_version", "[V100R001C30],[V100R001C13],[V100R001C15],[V100R001C17]", 10},
+        {"driver.compatible_version", "[V100R001C30],[V100R001C13],[V100R001C15],[V100R001C17]",
+         10},
         {"driver.compatible_firmware", "[7.0.0,7.2.99]", 11}},
        {"firmware.version", "cann.version.installed"}},
       {"driver 25.0.rc1.1 with package_version",
        kDriver250,
        "host/driver/version.info",
-       {{"driver.version.installed", "25.0.rc1.1", 1}, {"driver.version.installed", "25.0.rc1.1", 6}},
+       {{"driver.version.installed", "25.0.rc1.1", 1},
+        {"driver.version.installed", "25.0.rc1.1", 6}},
        {}},
       {"firmware 23.0.7",
        kFirmware,
@@ -132,7 +134,8 @@ TEST_CASE("version_info: files named by their path", "[parse][outputs][version_i
       {"runtime/version.info (CANN 9.0.0)",
        "Version=9.0.0\n",
        "usr/local/Ascend/cann-9.0.0/runtime/version.info",
-       {{"cann.version.installed", "9.0.0", 1}, {"cann.install_path", "/usr/local/Ascend/cann-9.0.0", 1}},
+       {{"cann.version.installed", "9.0.0", 1},
+        {"cann.install_path", "/usr/local/Ascend/cann-9.0.0", 1}},
        {}},
       {"/etc/ascend_install.info",
        kEtcInstallInfo,
@@ -164,7 +167,8 @@ TEST_CASE("version_info: several files in one member", "[parse][outputs][version
     t += kDriver250;
     t += "\n==> /usr/local/Ascend/firmware/version.info <==\n";
     t += kFirmware2;
-    t += "\n==> /usr/local/Ascend/ascend-toolkit/8.5.0/aarch64-linux/ascend_toolkit_install.info <==\n"
+    t += "\n==> /usr/local/Ascend/ascend-toolkit/8.5.0/aarch64-linux/ascend_toolkit_install.info "
+         "<==\n"
          "package_name=Ascend-cann-toolkit\nversion=8.5.0\n";
     const auto r = run("version_info", t, "install_info/install_info.md");
     INFO(dump(r));
@@ -188,7 +192,8 @@ TEST_CASE("version_info: several files in one member", "[parse][outputs][version
   }
   SECTION("version_info.log of npu_log_collect.sh also holds the npu-smi table") {
     std::string t =
-        "| npu-smi 24.1.rc3                 Version: 24.1.rc3                                             |\n";
+        "| npu-smi 24.1.rc3                 Version: 24.1.rc3                                      "
+        "       |\n";
     t += kDriver241;
     const auto r = run("version_info", t, "version_info.log");
     INFO(dump(r));

@@ -9,8 +9,12 @@ namespace faultline::parse::outputs {
 
 using text::trim;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool starts_with_digit(std::string_view s) { return !s.empty() && is_digit(s.front()); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool starts_with_digit(std::string_view s) {
+  return !s.empty() && is_digit(s.front());
+}
 bool is_hex(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
@@ -20,8 +24,12 @@ bool is_hex(std::string_view s) {
 
 namespace {
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 
 bool ends_with(std::string_view s, std::string_view suf) {
   return s.size() >= suf.size() && s.substr(s.size() - suf.size()) == suf;
@@ -35,16 +43,16 @@ struct KnownCmd {
   bool any_args;  // every second word is fine (the program never starts an output line)
 };
 constexpr std::array<KnownCmd, 38> kKnown{{
-    {"npu-smi", true},    {"modinfo", true},   {"modprobe", true},   {"lsmod", true},
-    {"ls", false},        {"uname", false},    {"uptime", false},    {"date", false},
-    {"timedatectl", true}, {"ulimit", true},   {"sysctl", true},     {"lspci", true},
-    {"printenv", true},   {"env", false},      {"cat", true},        {"readlink", true},
-    {"realpath", true},   {"pip", false},      {"pip3", false},      {"python", false},
-    {"python3", false},   {"dpkg", false},     {"rpm", false},       {"hostname", false},
-    {"journalctl", true}, {"rg", true},        {"grep", true},       {"head", true},
-    {"tail", true},       {"dmesg", false},    {"upgrade-tool", true}, {"mount", false},
-    {"findmnt", true},    {"export", false},   {"declare", false},   {"tr", true},
-    {"strings", true},    {"xargs", true},
+    {"npu-smi", true},     {"modinfo", true}, {"modprobe", true},     {"lsmod", true},
+    {"ls", false},         {"uname", false},  {"uptime", false},      {"date", false},
+    {"timedatectl", true}, {"ulimit", true},  {"sysctl", true},       {"lspci", true},
+    {"printenv", true},    {"env", false},    {"cat", true},          {"readlink", true},
+    {"realpath", true},    {"pip", false},    {"pip3", false},        {"python", false},
+    {"python3", false},    {"dpkg", false},   {"rpm", false},         {"hostname", false},
+    {"journalctl", true},  {"rg", true},      {"grep", true},         {"head", true},
+    {"tail", true},        {"dmesg", false},  {"upgrade-tool", true}, {"mount", false},
+    {"findmnt", true},     {"export", false}, {"declare", false},     {"tr", true},
+    {"strings", true},     {"xargs", true},
 }};
 
 bool arg_like(std::string_view w) {
@@ -130,7 +138,8 @@ size_t prompt_end(std::string_view s) {
   if (s.size() >= 2 && (s[0] == '$' || s[0] == '%') && s[1] == ' ') return 2;
   if (s.front() == '[') {
     const size_t rb = s.find(']');
-    if (rb != std::string_view::npos && rb + 1 < s.size() && (s[rb + 1] == '#' || s[rb + 1] == '$') &&
+    if (rb != std::string_view::npos && rb + 1 < s.size() &&
+        (s[rb + 1] == '#' || s[rb + 1] == '$') &&
         s.substr(1, rb).find('@') != std::string_view::npos)
       return rb + 2;
     return std::string_view::npos;
@@ -220,8 +229,8 @@ std::vector<std::string> Banner::operands() const {
     const std::string& a = argv[i];
     if (!a.empty() && a.front() == '-') {
       // options known to take a separate value
-      if ((a == "-F" || a == "-k" || a == "-i" || a == "-c" || a == "-t" || a == "-m" || a == "-e" ||
-           a == "-C" || a == "-d") &&
+      if ((a == "-F" || a == "-k" || a == "-i" || a == "-c" || a == "-t" || a == "-m" ||
+           a == "-e" || a == "-C" || a == "-d") &&
           i + 1 < argv.size())
         ++i;
       continue;

@@ -58,7 +58,8 @@ std::string_view dirname(std::string_view path);
 // Lexically normalised absolute path ("a/./b/../c" -> "a/c"); `base` resolves relative paths.
 std::string join_path(std::string_view base, std::string_view rel);
 
-// Lowercase, non-alphanumeric runs -> '_', trimmed of '_' ("Virtual Memory (kb)" -> virtual_memory_kb).
+// Lowercase, non-alphanumeric runs -> '_', trimmed of '_' ("Virtual Memory (kb)" ->
+// virtual_memory_kb).
 std::string snake(std::string_view s);
 
 // `Key : value`, `Key: value`, `Key=value` (first separator; key trimmed, value trimmed).

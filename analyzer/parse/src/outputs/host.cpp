@@ -83,7 +83,8 @@ class UnameParser final : public OutputParser {
     }
     if (auto b = parse_banner(s)) {
       mode_ = Mode::any;
-      const bool hostname_file = b->path.size() >= 9 && b->path.substr(b->path.size() - 9) == "/hostname";
+      const bool hostname_file =
+          b->path.size() >= 9 && b->path.substr(b->path.size() - 9) == "/hostname";
       if (b->is_command("hostname") || (b->is_command("uname") && b->has_arg("-n")) ||
           hostname_file)  // `cat /etc/hostname`, `==> /etc/hostname <==`
         mode_ = Mode::name;
@@ -298,24 +299,42 @@ class TimedatectlParser final : public OutputParser {
 
 std::string_view ulimit_name(char letter) {
   switch (letter) {
-    case 'c': return "core_file_size";
-    case 'd': return "data_seg_size";
-    case 'e': return "scheduling_priority";
-    case 'f': return "file_size";
-    case 'i': return "pending_signals";
-    case 'l': return "max_locked_memory";
-    case 'm': return "max_memory_size";
-    case 'n': return "open_files";
-    case 'p': return "pipe_size";
-    case 'q': return "posix_message_queues";
-    case 'r': return "real_time_priority";
-    case 's': return "stack_size";
-    case 't': return "cpu_time";
-    case 'u': return "max_user_processes";
-    case 'v': return "virtual_memory";
-    case 'x': return "file_locks";
-    case 'R': return "real_time_non_blocking_time";
-    default: return {};
+    case 'c':
+      return "core_file_size";
+    case 'd':
+      return "data_seg_size";
+    case 'e':
+      return "scheduling_priority";
+    case 'f':
+      return "file_size";
+    case 'i':
+      return "pending_signals";
+    case 'l':
+      return "max_locked_memory";
+    case 'm':
+      return "max_memory_size";
+    case 'n':
+      return "open_files";
+    case 'p':
+      return "pipe_size";
+    case 'q':
+      return "posix_message_queues";
+    case 'r':
+      return "real_time_priority";
+    case 's':
+      return "stack_size";
+    case 't':
+      return "cpu_time";
+    case 'u':
+      return "max_user_processes";
+    case 'v':
+      return "virtual_memory";
+    case 'x':
+      return "file_locks";
+    case 'R':
+      return "real_time_non_blocking_time";
+    default:
+      return {};
   }
 }
 
@@ -492,8 +511,8 @@ class LspciParser final : public OutputParser {
     if (std::count(bdf.begin(), bdf.end(), ':') == 1) bdf = "0000:" + bdf;
     // vendor:device
     std::string dev;
-    if (const size_t p = text::to_lower(s).find("19e5:"); p != std::string_view::npos &&
-                                                       p + 9 <= s.size())
+    if (const size_t p = text::to_lower(s).find("19e5:");
+        p != std::string_view::npos && p + 9 <= s.size())
       dev = text::to_lower(s.substr(p + 5, 4));
     const bool huawei = !dev.empty() || text::icontains(s, "Huawei");
     if (dev.empty() && huawei) {

@@ -26,7 +26,8 @@ class ManifestParser final : public OutputParser {
     text_.push_back('\n');
     // remember where keys are stated, for evidence line numbers
     if (raw.find("\"host\"") != std::string_view::npos && host_line_ == 0) host_line_ = ctx.line;
-    if (raw.find("\"collected_at\"") != std::string_view::npos && at_line_ == 0) at_line_ = ctx.line;
+    if (raw.find("\"collected_at\"") != std::string_view::npos && at_line_ == 0)
+      at_line_ = ctx.line;
     if (raw.find("\"collector_version\"") != std::string_view::npos && ver_line_ == 0)
       ver_line_ = ctx.line;
     for (size_t p = 0; (p = raw.find("\"cmd\"", p)) != std::string_view::npos; p += 5)
@@ -48,7 +49,8 @@ class ManifestParser final : public OutputParser {
       return {};
     };
     const uint32_t one = 1;
-    if (auto h = str(j, "host"); !h.empty()) fact(sink, "host.name", h, host_line_ ? host_line_ : one);
+    if (auto h = str(j, "host"); !h.empty())
+      fact(sink, "host.name", h, host_line_ ? host_line_ : one);
     if (auto a = str(j, "collected_at"); !a.empty())
       fact(sink, "host.collected_at", a, at_line_ ? at_line_ : one);
     if (auto v = str(j, "collector_version"); !v.empty())
@@ -80,8 +82,9 @@ class ManifestParser final : public OutputParser {
         }
       }
       if (!failed) continue;
-      std::string msg = std::string(timed_out ? "collection command timed out: " :
-                                                "collection command failed: ") + cmd;
+      std::string msg = std::string(timed_out ? "collection command timed out: "
+                                              : "collection command failed: ") +
+                        cmd;
       if (exit) msg += " (exit " + std::to_string(*exit) + ")";
       if (!file.empty()) msg += " -> " + file;
       const uint64_t off = ln >= 1 && ln - 1 < line_offsets_.size() ? line_offsets_[ln - 1] : 0;

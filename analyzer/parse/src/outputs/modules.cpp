@@ -167,7 +167,8 @@ class ModinfoParser final : public OutputParser {
       }
     }
     if (!w.empty() && kernel_release_like(w[0]) &&
-        (s.find("SMP") != std::string_view::npos || s.find("mod_unload") != std::string_view::npos)) {
+        (s.find("SMP") != std::string_view::npos ||
+         s.find("mod_unload") != std::string_view::npos)) {
       if (!hint_.module.empty()) {
         fact(sink, "module." + hint_.module + ".vermagic", s, ctx.line);
         return;
@@ -236,8 +237,8 @@ class ModprobeParser final : public OutputParser {
       const size_t p = b.find(pre);
       if (p == std::string::npos) continue;
       std::string rest = b.substr(p + pre.size());
-      for (std::string_view opt : {"_n_v_", "-n-v-", "_n_v", "-n-v", "_show_depends_",
-                                   "-show-depends-", "_", "-"})
+      for (std::string_view opt :
+           {"_n_v_", "-n-v-", "_n_v", "-n-v", "_show_depends_", "-show-depends-", "_", "-"})
         if (rest.rfind(opt, 0) == 0) {
           rest.erase(0, opt.size());
           break;
@@ -487,13 +488,27 @@ class LsParser final : public OutputParser {
         (!name.empty() && name.front() == '/') ? join_path("", name) : join_path(cur_dir_, name);
     std::string v;
     switch (type) {
-      case 'l': v = "symlink:" + std::string(target); break;
-      case 'd': v = "dir"; break;
-      case 'c': v = "chardev"; break;
-      case 'b': v = "blockdev"; break;
-      case 'p': v = "fifo"; break;
-      case 's': v = "socket"; break;
-      default: v = "file"; break;
+      case 'l':
+        v = "symlink:" + std::string(target);
+        break;
+      case 'd':
+        v = "dir";
+        break;
+      case 'c':
+        v = "chardev";
+        break;
+      case 'b':
+        v = "blockdev";
+        break;
+      case 'p':
+        v = "fifo";
+        break;
+      case 's':
+        v = "socket";
+        break;
+      default:
+        v = "file";
+        break;
     }
     fact(sink, "fs." + abs, v, ctx.line);
     if (type == 'l' && !abs.empty() && abs.front() == '/')

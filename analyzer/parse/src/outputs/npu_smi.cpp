@@ -145,7 +145,8 @@ class NpuSmiParser final : public OutputParser {
       table = true;
     } else if (w.size() >= 3 && text::to_lower(w[1]) == "version:") {
       ver = w[2];
-    } else if (w.size() == 2 && starts_with_digit(w[1]) && w[1].find('.') != std::string_view::npos) {
+    } else if (w.size() == 2 && starts_with_digit(w[1]) &&
+               w[1].find('.') != std::string_view::npos) {
       ver = w[1];
     } else {
       return false;
@@ -175,7 +176,8 @@ class NpuSmiParser final : public OutputParser {
       if (c == "Health") health = static_cast<int>(i);
       if (c.find("Name") != std::string::npos) name = true;
       if (c.find("Bus-Id") != std::string::npos) bus = true;
-      if (text::istarts_with(c, "Process id") && c.find("container") == std::string::npos) proc = true;
+      if (text::istarts_with(c, "Process id") && c.find("container") == std::string::npos)
+        proc = true;
     }
     if (proc) {
       section_ = Section::process;
@@ -279,7 +281,7 @@ class NpuSmiParser final : public OutputParser {
     }
     auto cell = [&](int i) -> std::string {
       return i >= 0 && static_cast<size_t>(i) < cells.size() ? cells[static_cast<size_t>(i)]
-                                                               : std::string();
+                                                             : std::string();
     };
     std::string nm = cell(nc);
     for (char& c : nm)
@@ -287,7 +289,8 @@ class NpuSmiParser final : public OutputParser {
     if (nm.empty()) nm = "-";
     std::string mem = cell(mc);
     if (mem.empty()) mem = "-";
-    fact(sink, "npu." + std::to_string(*id) + ".process", cell(pc) + " " + nm + " " + mem, ctx.line);
+    fact(sink, "npu." + std::to_string(*id) + ".process", cell(pc) + " " + nm + " " + mem,
+         ctx.line);
   }
 
   // `dcmi module initialize failed. ret is -8005` and other tool errors.
@@ -302,8 +305,8 @@ class NpuSmiParser final : public OutputParser {
     if (s.find(" : ") != std::string_view::npos || s.find("\t: ") != std::string_view::npos)
       return false;
     const int dev = kv_npu_;
-    event(sink, Ev{ctx.line, 1, ctx.offset, dcmi ? Severity::error : Severity::warning, true, kModule,
-                   s, s, dev, -1});
+    event(sink, Ev{ctx.line, 1, ctx.offset, dcmi ? Severity::error : Severity::warning, true,
+                   kModule, s, s, dev, -1});
     return true;
   }
 
@@ -322,7 +325,7 @@ class NpuSmiParser final : public OutputParser {
       if (auto v = text::to_int<int>(val)) kv_npu_ = *v;
       return;
     }
-    if (k == "chip id") return;  // facts are per NPU; chips of one NPU state them in turn
+    if (k == "chip id") return;            // facts are per NPU; chips of one NPU state them in turn
     if (k == "version" && version_cmd_) {  // `npu-smi version` printing `Version : <v>`
       if (starts_with_digit(val)) fact(sink, "driver.version.loaded", val, ln);
       return;
@@ -369,7 +372,7 @@ class NpuSmiParser final : public OutputParser {
       const size_t sp = val.find("severity=");
       if (sp != std::string_view::npos && sp + 9 < val.size()) {
         const char d = val[sp + 9];
-        sev = d == '0' ? Severity::notice
+        sev = d == '0'   ? Severity::notice
               : d == '1' ? Severity::warning
               : d == '2' ? Severity::error
                          : Severity::critical;
@@ -400,8 +403,8 @@ class NpuSmiParser final : public OutputParser {
     } else if (k == "compatibility") {
       fact(sink, p + ".compatibility", val, ln);
       if (text::to_lower(val) != "ok") {
-        const std::string msg = "NPU " + std::to_string(kv_npu_) +
-                                " driver/firmware compatibility " + std::string(val);
+        const std::string msg =
+            "NPU " + std::to_string(kv_npu_) + " driver/firmware compatibility " + std::string(val);
         event(sink, Ev{ln, 1, ctx.offset, Severity::error, true, kModule, msg, s, kv_npu_, -1});
       }
     } else if (text::icontains(k, "error count") || text::icontains(k, "isolated pages")) {
@@ -410,8 +413,8 @@ class NpuSmiParser final : public OutputParser {
       const bool severe = text::icontains(k, "double bit") || text::icontains(k, "multi bit") ||
                           text::icontains(k, "isolated");
       if (n && *n > 0 && severe) {
-        const std::string msg = "NPU " + std::to_string(kv_npu_) + " " + std::string(key) + " " +
-                                std::string(val);
+        const std::string msg =
+            "NPU " + std::to_string(kv_npu_) + " " + std::string(key) + " " + std::string(val);
         event(sink, Ev{ln, 1, ctx.offset, Severity::warning, true, kModule, msg, s, kv_npu_, -1});
       }
     } else {

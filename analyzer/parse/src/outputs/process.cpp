@@ -147,7 +147,8 @@ class MapsParser final : public OutputParser {
       const bool brace = e < p.size() && p[e] == '{';
       if (brace) ++e;
       size_t ne = e;
-      while (ne < p.size() && (std::isalnum(static_cast<unsigned char>(p[ne])) || p[ne] == '_')) ++ne;
+      while (ne < p.size() && (std::isalnum(static_cast<unsigned char>(p[ne])) || p[ne] == '_'))
+        ++ne;
       const std::string var = p.substr(e, ne - e);
       if (brace && ne < p.size() && p[ne] == '}') ++ne;
       auto it = vars_.find(var);
@@ -182,8 +183,8 @@ class MapsParser final : public OutputParser {
     if (m.deleted && !pseudo_file(m.path) && deleted_.insert(key).second) {
       fact(sink, pfx + ".deleted", m.path, ctx.line);
       const bool npu = npu_stack_file(m.path);
-      const std::string msg = "process " + pid_text(pid) + " maps deleted file " +
-                              std::string(m.path);
+      const std::string msg =
+          "process " + pid_text(pid) + " maps deleted file " + std::string(m.path);
       event(sink, Ev{ctx.line, 1, ctx.offset, npu ? Severity::error : Severity::warning, true,
                      "maps", msg, trim(raw), -1, pid.value_or(-1)});
     }
@@ -245,8 +246,8 @@ class CmdlineParser final : public OutputParser {
       const size_t eq = a.find('=');
       if (eq != std::string::npos) {
         fact(sink, "args." + a.substr(2, eq - 2), std::string_view(a).substr(eq + 1), start_);
-      } else if (i + 1 < args.size() && !(args[i + 1].size() > 1 && args[i + 1][0] == '-' &&
-                                           !is_digit(args[i + 1][1]))) {
+      } else if (i + 1 < args.size() &&
+                 !(args[i + 1].size() > 1 && args[i + 1][0] == '-' && !is_digit(args[i + 1][1]))) {
         fact(sink, "args." + a.substr(2), args[i + 1], start_);
         ++i;
       } else {
@@ -335,7 +336,8 @@ class EnvironParser final : public OutputParser {
     // CANN versions the environment points at (…/ascend-toolkit/8.5.1/…): one fact per version
     for (auto part : text::split(value, ':')) {
       if (part.empty() || part.front() != '/') continue;
-      if (auto v = cann_version_in_path(part); v && versions_.size() < 64 && versions_.insert(*v).second)
+      if (auto v = cann_version_in_path(part);
+          v && versions_.size() < 64 && versions_.insert(*v).second)
         fact(sink, "cann.version.env", *v, ctx.line);
     }
   }
@@ -351,8 +353,8 @@ std::string unoctal(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 3 < s.size()) {
       const std::string_view o = s.substr(i + 1, 3);
-      if (o.size() == 3 && o[0] >= '0' && o[0] <= '3' && o[1] >= '0' && o[1] <= '7' && o[2] >= '0' &&
-          o[2] <= '7') {
+      if (o.size() == 3 && o[0] >= '0' && o[0] <= '3' && o[1] >= '0' && o[1] <= '7' &&
+          o[2] >= '0' && o[2] <= '7') {
         out.push_back(static_cast<char>((o[0] - '0') * 64 + (o[1] - '0') * 8 + (o[2] - '0')));
         i += 3;
         continue;
@@ -405,8 +407,8 @@ class MountParser final : public OutputParser {
     fact(sink, "mount." + mp, v, ctx.line);
     if (root != "/" && root != "?" && text::icontains(mp, "ascend")) {
       const std::string msg = "bind mount of " + root + " (" + src + ") on " + mp;
-      event(sink, Ev{ctx.line, 1, ctx.offset, Severity::notice, true, "mount", msg, ctx_text_, -1,
-                     -1});
+      event(sink,
+            Ev{ctx.line, 1, ctx.offset, Severity::notice, true, "mount", msg, ctx_text_, -1, -1});
     }
   }
 

@@ -2,7 +2,6 @@
 // version.cfg, /etc/ascend_install.info, davinci.conf (log-formats.md 6.3); dpkg -l; rpm -qa;
 // pip list / pip freeze / pip show.
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 #include "faultline/core/text.hpp"
@@ -24,7 +23,9 @@ bool ascend_pkg(std::string_view lname) {
   return name_has(lname, "ascend") || name_has(lname, "npu") || name_has(lname, "hdk") ||
          name_has(lname, "910") || name_has(lname, "310") || name_has(lname, "950");
 }
-bool driver_pkg(std::string_view lname) { return ascend_pkg(lname) && name_has(lname, "driver"); }
+bool driver_pkg(std::string_view lname) {
+  return ascend_pkg(lname) && name_has(lname, "driver");
+}
 bool firmware_pkg(std::string_view lname) {
   return ascend_pkg(lname) && name_has(lname, "firmware");
 }
@@ -58,7 +59,17 @@ std::string host_path(std::string_view member) {
 // ---------------------------------------------------------------------------------------------
 // version_info
 
-enum class Comp { unknown, driver, firmware, cann, cann_cfg, install_info, run_pkg, davinci_conf, skip };
+enum class Comp {
+  unknown,
+  driver,
+  firmware,
+  cann,
+  cann_cfg,
+  install_info,
+  run_pkg,
+  davinci_conf,
+  skip
+};
 
 Comp comp_from_path(std::string_view path) {
   const std::string l = text::to_lower(path);
@@ -127,7 +138,8 @@ class VersionInfoParser final : public OutputParser {
         for (const auto& op : b->operands())
           if (op.find('/') != std::string::npos) banner_path_ = op;
       } else if (banner_path_.empty() && b->title.find(' ') == std::string::npos &&
-                 (b->title.find('/') != std::string::npos || b->title.find(".info") != std::string::npos ||
+                 (b->title.find('/') != std::string::npos ||
+                  b->title.find(".info") != std::string::npos ||
                   b->title.find(".cfg") != std::string::npos)) {
         banner_path_ = b->title;  // "==> driver/version.info <=="
       }
@@ -293,7 +305,8 @@ class VersionInfoParser final : public OutputParser {
           } else {
             emit_cann_path(src, v->line, sink);
           }
-          if (const Entry* iv = get("innerversion")) fact(sink, "cann.innerversion", iv->value, iv->line);
+          if (const Entry* iv = get("innerversion"))
+            fact(sink, "cann.innerversion", iv->value, iv->line);
           if (const Entry* cv = get("compatible_version"))
             fact(sink, "cann.compatible_version", cv->value, cv->line);
         }
@@ -352,8 +365,8 @@ class DpkgParser final : public OutputParser {
     const std::string_view st = w[0];
     const std::string_view desired = "uirph";
     const std::string_view state = "ncHUFWti";
-    if (desired.find(st[0]) == std::string_view::npos || state.find(st[1]) == std::string_view::npos ||
-        (st.size() == 3 && st[2] != 'R')) {
+    if (desired.find(st[0]) == std::string_view::npos ||
+        state.find(st[1]) == std::string_view::npos || (st.size() == 3 && st[2] != 'R')) {
       sink.malformed(ctx, "not a dpkg -l row");
       return;
     }
@@ -368,7 +381,8 @@ class DpkgParser final : public OutputParser {
     if (st[1] != 'i' || st.size() == 3) {
       const std::string msg = "package " + name + " " + std::string(ver) + " in dpkg state " +
                               std::string(st) + " (not fully installed)";
-      event(sink, Ev{ctx.line, 1, ctx.offset, Severity::warning, ascend_pkg(name), "dpkg", msg, s, -1, -1});
+      event(sink, Ev{ctx.line, 1, ctx.offset, Severity::warning, ascend_pkg(name), "dpkg", msg, s,
+                     -1, -1});
     }
   }
 };
@@ -422,7 +436,8 @@ class RpmParser final : public OutputParser {
       if (const size_t d = n.rfind('.'); d != std::string_view::npos && is_arch(n.substr(d + 1)))
         n = n.substr(0, d);
       std::string_view vr = w[1];
-      if (const size_t c = vr.find(':'); c != std::string_view::npos && c < 4) vr.remove_prefix(c + 1);
+      if (const size_t c = vr.find(':'); c != std::string_view::npos && c < 4)
+        vr.remove_prefix(c + 1);
       const size_t dash = vr.rfind('-');
       emit(n, dash == std::string_view::npos ? vr : vr.substr(0, dash),
            dash == std::string_view::npos ? std::string_view() : vr.substr(dash + 1), ctx.line, ctx,
