@@ -224,14 +224,22 @@ bool Banner::has_arg(std::string_view a) const {
 }
 
 std::vector<std::string> Banner::operands() const {
+  // options that take a separate value, per program
+  std::string_view with_value;
+  if (is_command("npu-smi"))
+    with_value = " -t -i -c -m ";
+  else if (is_command("modinfo"))
+    with_value = " -F -k -b --field --basedir ";
+  else if (is_command("modprobe"))
+    with_value = " -C -d -S --config --dirname --set-version ";
+  else if (is_command("timeout"))
+    with_value = " -s -k ";
   std::vector<std::string> out;
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& a = argv[i];
     if (!a.empty() && a.front() == '-') {
-      // options known to take a separate value
-      if ((a == "-F" || a == "-k" || a == "-i" || a == "-c" || a == "-t" || a == "-m" ||
-           a == "-e" || a == "-C" || a == "-d") &&
-          i + 1 < argv.size())
+      if (a.find('=') == std::string::npos && i + 1 < argv.size() &&
+          with_value.find(" " + a + " ") != std::string_view::npos)
         ++i;
       continue;
     }
