@@ -152,6 +152,9 @@ class NpuSmiParser final : public OutputParser {
       return false;
     }
     if (table) flush_table(sink);
+    // the tool's own version (normally equal to the driver's; different when the tool on disk
+    // comes from another install than the running driver)
+    if (table && starts_with_digit(w[1])) fact(sink, "npu_smi.tool_version", w[1], ctx.line);
     // placeholders such as x.x.x (documentation) are not versions
     if (starts_with_digit(ver)) fact(sink, "driver.version.loaded", ver, ctx.line);
     return true;
