@@ -136,6 +136,25 @@ SlogRest parse_slog_rest(std::string_view r) {
         p = q + 1;
         break;
       }
+      if (groups == 0 && !g.empty() && g.size() <= 10 && is_digit(g[0])) {
+        size_t k = 0;
+        if (read_uint(g, k, v) && k == g.size()) {
+          out.tid = v;  // HCCL printed without the space: "[file:line][tid][Stage]..."
+          p = q + 1;
+          break;
+        }
+      }
+      if (starts_with(g, "curpid:")) {
+        // DRV share-log read-back "[ascend][curpid:155320,155351][drv]...": keep as text, take tid
+        size_t k = 7;
+        while (k < g.size() && g[k] == ' ') ++k;
+        if (read_uint(g, k, v) && k < g.size() && g[k] == ',') {
+          ++k;
+          while (k < g.size() && g[k] == ' ') ++k;
+          if (read_uint(g, k, v)) out.tid = v;
+        }
+        break;
+      }
       if (is_uptime(g, v)) {
         out.uptime_ns = v;
         p = q + 1;
