@@ -110,12 +110,17 @@ class InstallLogParser final : public Parser {
   }
 
  private:
+  // Lines rules need even at INFO (docs/events.md): results, reboot hints, versions, session
+  // boundaries, the command line, and busy-device errors of uninstallers.
   static bool keep_line(std::string_view m) {
-    return contains(m, "successfully") || contains(m, "uninstalled") || contains(m, "eboot") ||
+    return contains(m, "installed successfully") || contains(m, "uninstalled") ||
+           contains(m, "upgraded successfully") || contains(m, "upgrade success") ||
+           contains(m, "uninstall driver success") || contains(m, "eboot") ||
            contains(m, "vermagic") || contains(m, "version") || contains(m, "Version") ||
            contains(m, "Start time") || contains(m, "End time") || contains(m, "Start Time") ||
-           contains(m, "End Time") || contains(m, "UserCommand") || contains(m, "InputParams") ||
-           contains(m, "ERR_NO") || contains(m, "busy") || contains(m, "success");
+           contains(m, "End Time") || contains(m, "InstallStart") || contains(m, "InstallEnd") ||
+           contains(m, "UserCommand") || contains(m, "InputParams") || contains(m, "ERR_NO") ||
+           contains(m, "busy");
   }
 
   Session* find(std::string_view pkg) {
@@ -131,17 +136,27 @@ class InstallLogParser final : public Parser {
                     const LineCtx& ctx, Sink& sink) {
     Session* s = find(pkg);
     if (!s) return;
-    const bool start = starts_with(m, "Start time") || starts_with(m, "Start Time");
-    if (start) {
+    // session start: "Start time:" (driver, firmware, most CANN packages), "Start Time:",
+    // "InstallStart:" (Fwkplugin), "Command install|upgrade|uninstall" (Opp)
+    const bool command = starts_with(m, "Command install") || starts_with(m, "Command upgrade") ||
+                         starts_with(m, "Command uninstall");
+    if (starts_with(m, "Start time") || starts_with(m, "Start Time") ||
+        starts_with(m, "InstallStart:") || command) {
       if (s->open) close(*s, sink);
       begin(*s, stamp, ctx);
+      if (starts_with(m, "Command uninstall")) s->uninstall_cmd = true;
       return;
     }
-    const bool marker = contains(m, "UserCommand") || contains(m, "base version") ||
-                        contains(m, "successfully") || contains(m, "success") ||
+    const bool end = starts_with(m, "End time") || starts_with(m, "End Time") ||
+                     starts_with(m, "InstallEnd:");
+    // lines that only an install session prints (not the Server sub-step of a driver run)
+    const bool marker = contains(m, "UserCommand") || contains(m, "base version is") ||
+                        contains(m, "package installed successfully") ||
+                        contains(m, "package uninstalled successfully") ||
+                        contains(m, "package upgraded successfully") ||
                         contains(m, "has been installed on the path");
     if (!s->open) {
-      if (!marker || starts_with(m, "End time") || starts_with(m, "End Time")) return;
+      if (!marker || end) return;
       begin(*s, stamp, ctx);  // a session whose Start line is missing
     }
     if (starts_with(m, "UserCommand:")) {
@@ -149,7 +164,7 @@ class InstallLogParser final : public Parser {
       const size_t sp = cmd.find(' ');
       s->run = std::string(cmd.substr(0, sp));
       if (contains(cmd, "--uninstall")) s->uninstall_cmd = true;
-    } else if (starts_with(m, "InputParams:")) {
+    } else if (starts_with(m, "InputParams:") || starts_with(m, "Input params:")) {
       if (contains(m, "--uninstall")) s->uninstall_cmd = true;
     }
     if (contains(m, "base version is ")) {
@@ -178,7 +193,7 @@ class InstallLogParser final : public Parser {
     if (contains(m, "eboot needed") || contains(m, "Reboot now") || contains(m, "reboot needed") ||
         contains(m, "after reboot"))
       s->reboot = true;
-    if (starts_with(m, "End time") || starts_with(m, "End Time")) {
+    if (end) {
       s->ended = true;
       close(*s, sink);
     }
