@@ -269,6 +269,21 @@ bool exception_name_line(std::string_view b) {
          ends_with(name, "Exit") || ends_with(name, "Failure");
 }
 
+// Case-insensitive search of a lowercase ASCII word.
+bool icontains_word(std::string_view s, std::string_view w) {
+  if (w.size() > s.size()) return false;
+  for (size_t i = 0; i + w.size() <= s.size(); ++i) {
+    size_t k = 0;
+    for (; k < w.size(); ++k) {
+      char c = s[i + k];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+      if (c != w[k]) break;
+    }
+    if (k == w.size()) return true;
+  }
+  return false;
+}
+
 bool rule_line(std::string_view b, char c) {
   b = trim_blank(b);
   if (b.size() < 20) return false;
@@ -491,11 +506,17 @@ class TrainParser final : public Parser {
         starts_with(b, "[Error]") || contains(b, "NPU out of memory") ||
         contains(b, "failed (exitcode:"))
       return Severity::error;
-    if (has_error_code(b)) return Severity::error;
+    if (has_error_code(b) || contains(b, " error: ") || contains(b, " Error: ") ||
+        contains(b, "execution failed") || contains(b, "execute failed"))
+      return Severity::error;
     if (starts_with(b, "[WARNING]") || starts_with(b, "[WARN]") || starts_with(b, "WARNING") ||
         starts_with(b, "Warning:") || contains(b, "Warning: "))
       return Severity::warning;
-    return g.has_level ? g.level : Severity::info;
+    if (g.has_level) return g.level;
+    if (icontains_word(b, "timeout") || icontains_word(b, "timed out") || icontains_word(b, "failed") ||
+        icontains_word(b, "exception"))
+      return Severity::warning;
+    return Severity::info;
   }
 
   // ---------------------------------------------------------------- traceback
@@ -693,9 +714,9 @@ class TrainParser final : public Parser {
       if (j >= b.size() || (b[j] != ':' && b[j] != '=')) return false;
       const std::string_view key = b.substr(0, i);
       std::string_view val = trim_blank(b.substr(j + 1));
-      if (val.empty() || val.size() > 200 || starts_with(val, "//")) return false;
-      if (b[j] == '=' && contains(val, "=")) return kv_list(b, ctx, sink, false);
-      if (contains(val, ": ") || contains(val, " = ")) return false;
+      if (val.empty() || val.size() > 200 || contains(val, "://")) return false;
+      // "stream_id=47, task_id=1280, sqHead=500" is a record, not a setting
+      if (contains(val, ": ") || contains(val, "=")) return false;
       return emit_fact("config.", key, val, ctx, sink);
     }
   }
