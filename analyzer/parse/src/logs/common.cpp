@@ -204,27 +204,58 @@ constexpr std::array<IdNeedle, 26> kIdNeedles = {{
 }};
 }  // namespace
 
+namespace {
+// Tries the needles that start at `start`; returns true and the value when one matches.
+bool id_at(std::string_view msg, size_t start, bool device, int64_t& value) {
+  if (start > 0 && is_ident(msg[start - 1])) return false;
+  for (const auto& nd : kIdNeedles) {
+    if (nd.device != device || nd.text[0] != msg[start]) continue;
+    if (msg.compare(start, nd.text.size(), nd.text) != 0) continue;
+    size_t j = start + nd.text.size();
+    while (j < msg.size() && msg[j] == ' ') ++j;
+    int64_t v = 0;
+    if (j < msg.size() && is_digit(msg[j]) && read_uint(msg, j, v) && v < 1'000'000) {
+      value = v;
+      return true;
+    }
+    return false;
+  }
+  return false;
+}
+}  // namespace
+
+// memchr on the rare middle letters of the needles ('v' of dev, 'k' of rank, 'I' of chipId)
+// instead of testing every byte: this runs on every line of every log.
 void find_ids(std::string_view msg, int32_t& device, int32_t& rank) {
   device = -1;
   rank = -1;
-  const size_t n = msg.size();
-  for (size_t i = 0; i < n; ++i) {
-    const char c = msg[i];
-    if (c != 'd' && c != 'D' && c != 'c' && c != 'u' && c != 'r' && c != 'R') continue;
-    if (i > 0 && is_ident(msg[i - 1])) continue;
-    for (const auto& nd : kIdNeedles) {
-      if (nd.text[0] != c) continue;
-      if ((nd.device ? device : rank) >= 0) continue;
-      if (msg.compare(i, nd.text.size(), nd.text) != 0) continue;
-      size_t j = i + nd.text.size();
-      while (j < n && msg[j] == ' ') ++j;
-      int64_t v = 0;
-      if (j < n && is_digit(msg[j]) && read_uint(msg, j, v) && v < 1'000'000) {
-        (nd.device ? device : rank) = static_cast<int32_t>(v);
-      }
+  size_t dev_pos = std::string_view::npos;
+  int64_t v = 0;
+  for (size_t p = msg.find('v'); p != std::string_view::npos; p = msg.find('v', p + 1)) {
+    if (p < 2 || msg[p - 1] != 'e' || (msg[p - 2] != 'd' && msg[p - 2] != 'D')) continue;
+    size_t s = p - 2;
+    if (s >= 1 && msg[s - 1] == 'u') --s;  // udevid=
+    if (id_at(msg, s, true, v)) {
+      device = static_cast<int32_t>(v);
+      dev_pos = s;
       break;
     }
-    if (device >= 0 && rank >= 0) return;
+  }
+  for (size_t p = msg.find('I'); p != std::string_view::npos && p < dev_pos; p = msg.find('I', p + 1)) {
+    if (p < 4 || msg.compare(p - 4, 4, "chip") != 0) continue;
+    if (id_at(msg, p - 4, true, v)) {
+      device = static_cast<int32_t>(v);
+      break;
+    }
+  }
+  for (size_t p = msg.find('k'); p != std::string_view::npos; p = msg.find('k', p + 1)) {
+    if (p < 3 || msg[p - 1] != 'n' || msg[p - 2] != 'a' || (msg[p - 3] != 'r' && msg[p - 3] != 'R')) continue;
+    size_t s = p - 3;
+    if (s >= 4 && msg.compare(s - 4, 4, "user") == 0) s -= 4;  // userRank[
+    if (id_at(msg, s, false, v)) {
+      rank = static_cast<int32_t>(v);
+      break;
+    }
   }
 }
 
@@ -345,40 +376,82 @@ KernelPayload parse_kernel_payload(std::string_view p) {
 }
 
 namespace {
-bool icontains_ascii(std::string_view s, std::string_view needle) {
-  // needle is lowercase ASCII
-  if (needle.size() > s.size()) return false;
-  const char first = needle[0];
-  const char first_up = static_cast<char>(first - 32);
-  for (size_t i = 0; i + needle.size() <= s.size(); ++i) {
-    if (s[i] != first && s[i] != first_up) continue;
-    size_t k = 1;
-    for (; k < needle.size(); ++k) {
-      char c = s[i + k];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-      if (c != needle[k]) break;
-    }
-    if (k == needle.size()) return true;
+// w[0] == s[i] is known; test w[1] inline before the full compare (called on frequent letters)
+inline bool at(std::string_view s, size_t i, std::string_view w) {
+  return i + w.size() <= s.size() && s[i + 1] == w[1] && s.compare(i, w.size(), w) == 0;
+}
+// Case-insensitive match of a lowercase ASCII word at i.
+inline bool iat(std::string_view s, size_t i, std::string_view w) {
+  if (i + w.size() > s.size()) return false;
+  for (size_t k = 1; k < w.size(); ++k) {
+    char c = s[i + k];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (c != w[k]) return false;
   }
-  return false;
+  return true;
 }
 }  // namespace
 
+// One pass over the text with a switch on each byte (this runs on every kernel line of dmesg,
+// syslog and journal files, so no per-keyword search).
+namespace {
+// First letters of the keywords below; everything else is skipped without a branch into the switch.
+constexpr std::array<bool, 256> kKeywordStart = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view("UOoKHCBdsAeEfFtT")) t[c] = true;
+  return t;
+}();
+}  // namespace
+
 Severity kernel_keyword_severity(std::string_view m, Severity base) {
-  Severity s = Severity::info;
-  if (contains(m, "Unknown symbol") || contains(m, "Out of memory") ||
-      contains(m, "out of memory") || contains(m, "oom-kill") || contains(m, "Killed process") ||
-      contains(m, "Hardware Error") || contains(m, "Hardware error") || contains(m, "Call Trace") ||
-      contains(m, "BUG:") || contains(m, "Oops") || contains(m, "Kernel panic") ||
-      contains(m, "Uncorrected") || contains(m, "disagrees about version of symbol") ||
-      contains(m, "Heartbeat lost")) {
-    s = Severity::error;
-  } else if (contains(m, "AER") || icontains_ascii(m, "error") || icontains_ascii(m, "fail") ||
-             icontains_ascii(m, "timeout") || icontains_ascii(m, "timed out") ||
-             contains(m, "Corrected")) {
-    s = Severity::warning;
+  bool warn = false;
+  const size_t n = m.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!kKeywordStart[static_cast<unsigned char>(m[i])]) continue;
+    switch (m[i]) {
+      case 'U':
+        if (at(m, i, "Unknown symbol") || at(m, i, "Uncorrected")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 'O':
+        if (at(m, i, "Out of memory") || at(m, i, "Oops")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 'o':
+        if (at(m, i, "out of memory") || at(m, i, "oom-kill")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 'K':
+        if (at(m, i, "Killed process") || at(m, i, "Kernel panic")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 'H':
+        if (at(m, i, "Hardware Error") || at(m, i, "Hardware error") || at(m, i, "Heartbeat lost"))
+          return Severity::error > base ? Severity::error : base;
+        break;
+      case 'C':
+        if (at(m, i, "Call Trace")) return Severity::error > base ? Severity::error : base;
+        if (at(m, i, "Corrected")) warn = true;
+        break;
+      case 'B':
+        if (at(m, i, "BUG:")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 'd':
+        if (at(m, i, "disagrees about version of symbol")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 's':
+        if (at(m, i, "segfault")) return Severity::error > base ? Severity::error : base;
+        break;
+      case 'A':
+        if (at(m, i, "AER")) warn = true;
+        break;
+      default: break;
+    }
+    if (!warn) {
+      const char c = m[i];
+      if ((c == 'e' || c == 'E') && iat(m, i, "error")) warn = true;
+      else if ((c == 'f' || c == 'F') && iat(m, i, "fail")) warn = true;
+      else if ((c == 't' || c == 'T') && (iat(m, i, "timeout") || iat(m, i, "timed out"))) warn = true;
+    }
   }
-  return static_cast<uint8_t>(s) > static_cast<uint8_t>(base) ? s : base;
+  const Severity s = warn ? Severity::warning : Severity::info;
+  return s > base ? s : base;
 }
 
 void Continuation::remember(const Event& e) {

@@ -312,10 +312,9 @@ class SyslogParser final : public Parser {
       e.module = tag;
       e.message = text.substr(p);
       Severity s{};
-      if (!have_level) {
-        if (user_level(e.message, s)) e.severity = s;
-        else e.severity = kernel_keyword_severity_strong(e.message);
-      }
+      // user-space programs: only the level they print themselves (keyword guessing is for
+      // kernel lines, which carry no level in rsyslog's default format)
+      if (!have_level && user_level(e.message, s)) e.severity = s;
     }
     ids(e, path_device_);
     sink.event(e);
@@ -323,12 +322,6 @@ class SyslogParser final : public Parser {
   }
 
  private:
-  static Severity kernel_keyword_severity_strong(std::string_view m) {
-    // user-space lines: only the strong kernel words raise the severity
-    const Severity s = kernel_keyword_severity(m);
-    return s == Severity::error ? s : Severity::info;
-  }
-
   static bool looks_like_stamp(std::string_view s) {
     if (s.size() >= 4 && month_from_abbrev(s.substr(0, 3)) && s[3] == ' ') return true;
     return s.size() >= 5 && fixed_digits(s, 0, 4) >= 0 && s[4] == '-';
