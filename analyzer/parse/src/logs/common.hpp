@@ -12,6 +12,10 @@
 
 namespace faultline::parse::logs {
 
+// Longest line a parser looks at (and reports as event text); the rest of a longer line is
+// ignored. Multi-line blocks have their own bound (Block::kMaxBytes).
+inline constexpr size_t kMaxLineBytes = 64 * 1024;
+
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
@@ -27,6 +31,8 @@ inline bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
 inline bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+inline std::string_view clip(std::string_view s) { return s.substr(0, kMaxLineBytes); }
 
 inline std::string_view ltrim(std::string_view s) {
   size_t i = 0;

@@ -49,6 +49,7 @@ struct Session {
 class InstallLogParser final : public Parser {
  public:
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     Event e;
     e.line = ctx.line;
@@ -245,6 +246,7 @@ class InstallLogParser final : public Parser {
 class OperationLogParser final : public Parser {
  public:
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     const auto f = faultline::text::split_ws(text);
     if (f.size() < 8 || !(f[0] == "Install" || f[0] == "Upgrade" || f[0] == "Uninstall" ||

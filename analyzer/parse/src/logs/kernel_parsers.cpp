@@ -50,6 +50,7 @@ class HostKernelParser final : public Parser {
  public:
   explicit HostKernelParser(std::string_view path) : path_device_(device_from_path(path)) {}
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     size_t p = 1;
     RawTime t;
@@ -121,6 +122,7 @@ class DmesgParser final : public Parser {
  public:
   DmesgParser(bool ctime, std::string_view path) : ctime_(ctime), path_device_(device_from_path(path)) {}
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     size_t p = 0;
     bool have_level = false;
@@ -228,6 +230,7 @@ class SyslogParser final : public Parser {
       : kind_(kind), path_device_(kind == SysKind::device_syslog ? device_from_path(path) : -1) {}
 
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     if (kind_ == SysKind::journal && starts_with(text, "-- ")) return;  // journal meta lines
     Event e;

@@ -14,6 +14,7 @@ class SlogdParser final : public Parser {
  public:
   explicit SlogdParser(std::string_view path) : path_device_(device_from_path(path)) {}
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     size_t p = 0;
     RawTime t;
@@ -64,6 +65,7 @@ class BboxHistoryParser final : public Parser {
  public:
   explicit BboxHistoryParser(std::string_view path) : path_device_(device_from_path(path)) {}
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) return;
     size_t p = 1;
     RawTime t;

@@ -59,6 +59,7 @@ class ProbeParser final : public Parser {
   explicit ProbeParser(std::string_view path) : file_name_(stem(path)) {}
 
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     const std::string_view t = trim_blank(text);
     if (starts_with(t, "$ ")) {
       close(sink);

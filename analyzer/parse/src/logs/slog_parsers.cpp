@@ -89,6 +89,7 @@ class SlogParser final : public Parser {
       : kind_(kind), clock_(clock), path_device_(device_from_path(path)) {}
 
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
+    text = clip(text);
     if (is_blank_line(text)) {
       errors_.flush(sink);
       return;

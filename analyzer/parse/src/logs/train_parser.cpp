@@ -402,6 +402,7 @@ struct Stream {
 class TrainParser final : public Parser {
  public:
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
+    raw = clip(raw);
     const Launcher l = strip_launcher(raw);
     const std::string_view payload = raw.substr(l.end);
     Stream& st = stream(raw.substr(0, l.end));
