@@ -94,12 +94,13 @@ class SlogParser final : public Parser {
       errors_.flush(sink);
       return;
     }
-    if (errors_.active() && errors_.feed(text, text, ctx, sink)) return;
     SlogHeader h;
     if (parse_slog_header(text, h)) {
+      errors_.flush(sink);  // a slog record always ends a pasted error block
       record(h, text, ctx, sink);
       return;
     }
+    if (errors_.active() && errors_.feed(text, text, ctx, sink)) return;
     if (kind_ == SlogKind::fw && fw_other(text, ctx, sink)) return;
     if (errors_.feed(text, text, ctx, sink)) return;
     Event e;

@@ -682,8 +682,10 @@ class TrainParser final : public Parser {
     {
       std::string_view c = b;
       if (starts_with(c, "$ ") || starts_with(c, "+ ") || starts_with(c, "# ")) c = ltrim(c.substr(2));
-      const auto toks = faultline::text::split_ws(c);
-      if (toks.size() >= 3 && launcher_token(toks[0])) {
+      const std::string_view first = c.substr(0, c.find(' '));
+      const auto toks = launcher_token(first) ? faultline::text::split_ws(c)
+                                              : std::vector<std::string_view>{};
+      if (toks.size() >= 3) {
         bool script = false;
         bool any = false;
         for (size_t i = 1; i < toks.size(); ++i) {
