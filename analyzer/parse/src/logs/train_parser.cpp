@@ -514,7 +514,8 @@ class TrainParser final : public Parser {
         starts_with(b, "Warning:") || contains(b, "Warning: "))
       return Severity::warning;
     if (g.has_level) return g.level;
-    if (icontains_word(b, "timeout") || icontains_word(b, "timed out") || icontains_word(b, "failed") ||
+    if (contains(b, ": No such file or directory") || contains(b, ": command not found") ||
+        icontains_word(b, "timeout") || icontains_word(b, "timed out") || icontains_word(b, "failed") ||
         icontains_word(b, "exception"))
       return Severity::warning;
     return Severity::info;
