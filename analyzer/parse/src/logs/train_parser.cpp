@@ -636,18 +636,15 @@ class TrainParser final : public Parser {
     bool any = false;
     for (std::string_view item : split_top(s)) {
       item = trim_blank(item);
+      // "key=value" (Namespace) or, in dicts, "'key': value"
       size_t eq = item.find('=');
-      size_t sep = 1;
       if (colon_ok) {
         const size_t c = item.find(':');
-        if (c != std::string_view::npos && (eq == std::string_view::npos || c < eq)) {
-          eq = c;
-          sep = 1;
-        }
+        if (c != std::string_view::npos && (eq == std::string_view::npos || c < eq)) eq = c;
       }
       if (eq == std::string_view::npos || eq == 0) continue;
       const std::string_view k = unquote(item.substr(0, eq));
-      const std::string_view v = trim_blank(item.substr(eq + sep));
+      const std::string_view v = trim_blank(item.substr(eq + 1));
       if (emit_fact("config.", k, v, ctx, sink)) any = true;
     }
     return any;
