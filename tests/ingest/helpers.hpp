@@ -135,7 +135,10 @@ inline struct archive* writer(Format f, Filter flt, std::string* out) {
     case Filter::none: break;
     case Filter::gzip: check(archive_write_add_filter_gzip(a), a, "gzip"); break;
     case Filter::zstd: check(archive_write_add_filter_zstd(a), a, "zstd"); break;
-    case Filter::xz: check(archive_write_add_filter_xz(a), a, "xz"); break;
+    case Filter::xz:
+      check(archive_write_add_filter_xz(a), a, "xz");
+      check(archive_write_set_filter_option(a, "xz", "compression-level", "1"), a, "xz level");
+      break;
     case Filter::bzip2: check(archive_write_add_filter_bzip2(a), a, "bzip2"); break;
   }
   archive_write_set_bytes_in_last_block(a, 1);
