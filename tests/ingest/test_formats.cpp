@@ -304,3 +304,18 @@ TEST_CASE("directory walk: sorted, symlinks and special files not followed") {
                                                    "bundle/b/fifo", "bundle/b/syslog",
                                                    "bundle/passwd-link", "bundle/z-dir-link"});
 }
+
+TEST_CASE("tar -C dir -cf - . style names: './' prefixes and directory entries are silent") {
+  const std::string tar = make({{"./", {}, Entry::dir, {}},
+                                {"./var/", {}, Entry::dir, {}},
+                                {"./var/log/syslog", kSyslog, Entry::file, {}},
+                                {"var//log/./host_kernel.log", kHostKernel, Entry::file, {}}},
+                               Format::gnutar, Filter::zstd);
+  Collect c;
+  CHECK(walk_memory(tar, "node.tar.zst", {}, c).status == Status::ok);
+  INFO(c.dump());
+  CHECK(c.warnings.empty());
+  REQUIRE(c.members.size() == 2);
+  CHECK(c.members[0].info.path == "var/log/syslog");
+  CHECK(c.members[1].info.path == "var/log/host_kernel.log");
+}

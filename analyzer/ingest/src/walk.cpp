@@ -712,6 +712,8 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     if (nm == nullptr) nm = archive_entry_pathname_utf8(e);
     member = prefix + (nm != nullptr ? printable(nm) : std::string("\xEF\xBF\xBD"));
     if (!count_member(member)) return;
+    const auto type = archive_entry_filetype(e);
+    if (type == AE_IFDIR) return;  // directories are implied by member paths
     if (nm == nullptr) {
       path = prefix + "\xEF\xBF\xBD-" + std::to_string(L.entries);
       warn(path, "[name] member " + std::to_string(L.entries) + in +
@@ -725,13 +727,11 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     }
     member = path;
     const char* hard = archive_entry_hardlink(e);
-    const auto type = archive_entry_filetype(e);
     if (hard != nullptr) {
       warn(path, "[hardlink] " + quote(path) + " is a hard link to " + quote(hard) +
                      ": skipped (the target is read under its own name)");
       return;
     }
-    if (type == AE_IFDIR) return;
     if (type == AE_IFLNK) {
       const char* to = archive_entry_symlink(e);
       warn(path, "[symlink] " + quote(path) + " is a symbolic link to " +
