@@ -108,7 +108,7 @@ struct Entry {
   std::string link;  // symlink / hardlink target
 };
 
-enum class Format { pax, gnutar, ustar, zip, cpio };
+enum class Format { pax, gnutar, ustar, zip, cpio, sevenzip, zip_encrypted };
 enum class Filter { none, gzip, zstd, xz, bzip2 };
 
 inline la_ssize_t append_cb(struct archive*, void* ctx, const void* buf, size_t n) {
@@ -130,6 +130,12 @@ inline struct archive* writer(Format f, Filter flt, std::string* out) {
     case Format::ustar: check(archive_write_set_format_ustar(a), a, "ustar"); break;
     case Format::zip: check(archive_write_set_format_zip(a), a, "zip"); break;
     case Format::cpio: check(archive_write_set_format_cpio_newc(a), a, "cpio"); break;
+    case Format::sevenzip: check(archive_write_set_format_7zip(a), a, "7zip"); break;
+    case Format::zip_encrypted:
+      check(archive_write_set_format_zip(a), a, "zip");
+      check(archive_write_set_options(a, "zip:encryption=zipcrypt"), a, "encryption");
+      check(archive_write_set_passphrase(a, "faultline"), a, "passphrase");
+      break;
   }
   switch (flt) {
     case Filter::none: break;

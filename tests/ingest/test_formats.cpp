@@ -73,6 +73,7 @@ TEST_CASE("a real-format bundle reads identically from a directory and from ever
       {"bundle.tar.bz2", make(entries, Format::pax, Filter::bzip2)},
       {"bundle.zip", make(entries, Format::zip)},
       {"bundle.cpio", make(entries, Format::cpio)},
+      {"bundle.7z", make(entries, Format::sevenzip)},
   };
   for (const auto& [name, data] : packs) {
     SECTION(name) {
@@ -318,4 +319,25 @@ TEST_CASE("tar -C dir -cf - . style names: './' prefixes and directory entries a
   REQUIRE(c.members.size() == 2);
   CHECK(c.members[0].info.path == "var/log/syslog");
   CHECK(c.members[1].info.path == "var/log/host_kernel.log");
+}
+
+TEST_CASE("archives that need seeking, nested in a stream, and encrypted members") {
+  const auto entries = files_of(asys_files());
+  SECTION("7z inside a tar cannot be read as a stream: reported, the tar goes on") {
+    const std::string tar = make({{"node07.7z", make(entries, Format::sevenzip), Entry::file, {}},
+                                  {"after.log", kSyslog, Entry::file, {}}},
+                                 Format::pax);
+    Collect c;
+    CHECK(walk_memory(tar, "b.tar", {}, c).status == Status::ok);
+    INFO(c.dump());
+    CHECK(c.find("after.log") != nullptr);
+    CHECK(c.count("open-failed", "node07.7z") + c.count("damaged", "node07.7z") == 1);
+  }
+  SECTION("encrypted zip members are skipped with a warning") {
+    Collect c;
+    CHECK(walk_memory(make(entries, Format::zip_encrypted), "enc.zip", {}, c).status == Status::ok);
+    INFO(c.dump());
+    CHECK(c.members.empty());
+    CHECK(c.count("member-unreadable") == entries.size());
+  }
 }

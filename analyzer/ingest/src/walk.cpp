@@ -320,7 +320,7 @@ class Walker {
  private:
   bool walk_archive(Source& src, bool seekable, Level& L, std::string& err);
   void entry(Level& L, archive_entry* e, const std::string& header_warning);
-  void entry_body(Level& L, archive_entry* e, const std::string& header_warning, EntrySource& es,
+  bool entry_body(Level& L, archive_entry* e, const std::string& header_warning, EntrySource& es,
                   std::string& member);
   void nested_or_leaf(Source& s, MemberInfo info, uint32_t depth);
   void leaf(Source& s, const MemberInfo& info);
@@ -674,11 +674,11 @@ void Walker::entry(Level& L, archive_entry* e, const std::string& header_warning
   // are also bounded by the ratio limit (libarchive's own skip would decompress unchecked).
   std::string member;
   EntrySource es(*this, L, member);
-  entry_body(L, e, header_warning, es, member);
-  drain(es, false, member);
+  if (entry_body(L, e, header_warning, es, member)) drain(es, false, member);
 }
 
-void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_warning,
+// Returns false when the entry's data must be left to libarchive (encrypted: unreadable for us).
+bool Walker::entry_body(Level& L, archive_entry* e, const std::string& header_warning,
                         EntrySource& es, std::string& member) {
   const std::string prefix = L.path.empty() ? std::string() : L.path + "!/";
   const std::string in = L.path.empty() ? std::string() : " in " + quote(L.label);
@@ -694,7 +694,7 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     // a single compressed file: the member is the container without its suffix
     const std::string container = L.path.empty() ? bundle_name_ : L.path;
     member = L.path.empty() ? printable(container) : container;
-    if (!count_member(member)) return;
+    if (!count_member(member)) return true;
     if (filtered) {
       info.compressed_name = printable(detail::base_name(container));
       path = detail::strip_compression_suffix(container);
@@ -711,9 +711,9 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     const char* nm = archive_entry_pathname(e);
     if (nm == nullptr) nm = archive_entry_pathname_utf8(e);
     member = prefix + (nm != nullptr ? printable(nm) : std::string("\xEF\xBF\xBD"));
-    if (!count_member(member)) return;
+    if (!count_member(member)) return true;
     const auto type = archive_entry_filetype(e);
-    if (type == AE_IFDIR) return;  // directories are implied by member paths
+    if (type == AE_IFDIR) return true;  // directories are implied by member paths
     if (nm == nullptr) {
       path = prefix + "\xEF\xBF\xBD-" + std::to_string(L.entries);
       warn(path, "[name] member " + std::to_string(L.entries) + in +
@@ -723,20 +723,20 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
       const std::string_view raw_name(nm);
       name_reported = !text::valid_utf8(raw_name);
       path = clean(raw_name, prefix, in);
-      if (path.empty()) return;  // '..': skipped
+      if (path.empty()) return true;  // '..': skipped
     }
     member = path;
     const char* hard = archive_entry_hardlink(e);
     if (hard != nullptr) {
       warn(path, "[hardlink] " + quote(path) + " is a hard link to " + quote(hard) +
                      ": skipped (the target is read under its own name)");
-      return;
+      return true;
     }
     if (type == AE_IFLNK) {
       const char* to = archive_entry_symlink(e);
       warn(path, "[symlink] " + quote(path) + " is a symbolic link to " +
                      quote(to != nullptr ? to : "") + ": not followed");
-      return;
+      return true;
     }
     if (type != AE_IFREG && type != 0) {
       const char* what = type == AE_IFCHR    ? "character device"
@@ -745,7 +745,11 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
                          : type == AE_IFSOCK ? "socket"
                                              : "special file";
       warn(path, "[special] " + quote(path) + " is a " + what + ": skipped");
-      return;
+      return true;
+    }
+    if (archive_entry_is_data_encrypted(e) != 0) {
+      warn(path, "[member-unreadable] " + quote(path) + in + " is encrypted: skipped");
+      return false;
     }
     path = unique(path);
     info.archives = L.enclosing;
@@ -759,6 +763,7 @@ void Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     leaf(es, info);
   else
     nested_or_leaf(es, std::move(info), L.depth + 1);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
