@@ -30,7 +30,6 @@ namespace {
 
 constexpr size_t kBlock = 1U << 20;   // libarchive callback blocks and drain reads
 constexpr size_t kPeek = 64U << 10;   // bytes sniffed at the start of every stream
-constexpr int kMaxHeaderRetries = 16; // damaged tar headers skipped before giving up
 constexpr unsigned kMaxDirLevels = 256;
 
 std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
@@ -629,40 +628,56 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
     err = archive_err(a.get());
     return false;
   }
-  int retries = 0;
+  // Consecutive damaged headers (libarchive's ARCHIVE_RETRY: it moves on block by block until a
+  // valid header) are reported once, when reading resumes or the archive ends.
+  uint64_t skipped_blocks = 0;
+  int64_t last_pos = -1;
+  std::string first_damage;
+  auto report_skipped = [&](const std::string& until) {
+    if (skipped_blocks == 0) return;
+    warn(L.path, "[damaged] archive " + quote(L.label) + " has damaged data (" +
+                     std::to_string(skipped_blocks) + " unreadable headers: " + first_damage +
+                     ") skipped " + until);
+    skipped_blocks = 0;
+  };
   for (;;) {
     if (stop || L.dead) break;
     archive_entry* e = nullptr;
     const int r = archive_read_next_header(a.get(), &e);
     if (r == ARCHIVE_EOF) break;
     if (r == ARCHIVE_RETRY) {
-      warn(L.path, "[damaged] archive " + quote(L.label) +
-                       " has a damaged header, skipped: " + archive_err(a.get()));
-      if (++retries > kMaxHeaderRetries) {
+      const int64_t pos = archive_filter_bytes(a.get(), 0);
+      if (skipped_blocks == 0) first_damage = archive_err(a.get());
+      if (skipped_blocks > 0 && pos <= last_pos) {  // no progress: give up
         L.dead = true;
-        warn(L.path, "[damaged] archive " + quote(L.label) +
-                         ": too many damaged headers, the rest of the archive is not read");
+        report_skipped("up to where reading stopped");
         break;
       }
+      last_pos = pos;
+      ++skipped_blocks;
       continue;
     }
     if (r == ARCHIVE_FATAL) {
       L.dead = true;
-      if (L.entries == 0 && !L.input_cut) {
+      if (L.entries == 0 && skipped_blocks == 0 && !L.input_cut) {
         err = archive_err(a.get());
         return false;
       }
+      report_skipped("up to where reading stopped");
       if (!L.input_cut)
         warn(L.path, "[damaged] archive " + quote(L.label) + " is damaged or truncated after " +
                          std::to_string(L.entries) + " members: " + archive_err(a.get()) +
                          "; the rest of the archive is lost");
       break;
     }
+    const char* nm = archive_entry_pathname(e);
+    report_skipped("before " + quote(nm != nullptr ? nm : ""));
     ++L.entries;
     std::string header_warning;
     if (r == ARCHIVE_WARN || r == ARCHIVE_FAILED) header_warning = archive_err(a.get());
     entry(L, e, header_warning);
   }
+  report_skipped("up to the end of the archive");
   if (L.entries == 0 && !L.dead && !stop)
     warn(L.path, "[empty] archive " + quote(L.label) + " has no members");
   L.a = nullptr;
@@ -884,6 +899,7 @@ void Walker::walk_dir(const fs::path& root) {
   for (const DirItem& it : items) {
     if (stop) break;
     const std::string shown = printable(it.rel);
+    if (it.type != DirItem::error && it.type != DirItem::regular && !count_member(shown)) break;
     switch (it.type) {
       case DirItem::error:
         warn(shown, "[io] " + quote(it.rel.empty() ? root.string() : it.rel) + ": " + it.note);
