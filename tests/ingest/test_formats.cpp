@@ -184,6 +184,23 @@ TEST_CASE("single compressed files are members named without their suffix") {
       CHECK(c.warnings.empty());
     }
   }
+  SECTION("an empty compressed file is an empty member, at the top level and nested") {
+    Collect c;
+    CHECK(walk_memory(compress_single("", Filter::gzip), "syslog.1.gz", {}, c).status == Status::ok);
+    REQUIRE(c.members.size() == 1);
+    CHECK(c.members[0].info.path == "syslog.1");
+    CHECK(c.members[0].data.empty());
+    CHECK(c.warnings.empty());
+    const std::string tar = make({{"var/log/syslog.1.zst", compress_single("", Filter::zstd), Entry::file, {}}},
+                                 Format::pax);
+    Collect n;
+    CHECK(walk_memory(tar, "node.tar", {}, n).status == Status::ok);
+    INFO(n.dump());
+    REQUIRE(n.members.size() == 1);
+    CHECK(n.members[0].info.path == "var/log/syslog.1");
+    CHECK(n.members[0].info.compressed_name == "syslog.1.zst");
+    CHECK(n.warnings.empty());
+  }
   SECTION("a compressed file without a known suffix keeps its name") {
     const std::string tar =
         make({{"host_log/messages-20250508", compress_single(kSyslog, Filter::gzip), Entry::file, {}}},

@@ -19,6 +19,9 @@ enum class Kind {
 // name: the stream's file name, used only as a tie-breaker (an all-zero ".tar" is an empty tar).
 Kind sniff(std::string_view head, std::string_view name);
 
+// True when head starts with the magic of a compression filter (gzip, zstd, xz, bzip2, ...).
+bool compression_magic(std::string_view head);
+
 // True when head looks like text: no archive magic is checked here, only the bytes.
 bool looks_like_text(std::string_view head);
 

@@ -65,22 +65,24 @@ bool looks_like_text(std::string_view head) {
   return ctrl * 100 <= head.size() && nul * 10 <= head.size();
 }
 
+bool compression_magic(std::string_view h) {
+  return starts(h, "\x1F\x8B\x08") ||                          // gzip
+         starts(h, "\x28\xB5\x2F\xFD") ||                      // zstd
+         starts(h, std::string_view("\xFD" "7zXZ\x00", 6)) ||   // xz
+         starts(h, "\x04\x22\x4D\x18") ||                      // lz4 frame
+         starts(h, "LZIP") ||                                    // lzip
+         starts(h, "\x1F\x9D") ||                                // compress (.Z)
+         (starts(h, "BZh") && h.size() >= 4 && h[3] >= '1' && h[3] <= '9' &&
+          (h.size() < 10 || starts(h.substr(4), "\x31\x41\x59\x26\x53\x59") ||
+           starts(h.substr(4), "\x17\x72\x45\x38\x50\x90")));  // bzip2: block or end magic
+}
+
 Kind sniff(std::string_view h, std::string_view name) {
   // seekable containers: directory at the end (zip) or header at the end (7z)
   if (starts(h, "PK\x03\x04") || starts(h, "PK\x05\x06") || starts(h, "PK\x07\x08"))
     return Kind::seek_archive;
   if (starts(h, "7z\xBC\xAF\x27\x1C")) return Kind::seek_archive;
-  // compression filters
-  if (starts(h, "\x1F\x8B\x08")) return Kind::archive;                      // gzip
-  if (starts(h, "\x28\xB5\x2F\xFD")) return Kind::archive;                  // zstd
-  if (starts(h, std::string_view("\xFD" "7zXZ\x00", 6))) return Kind::archive;  // xz
-  if (starts(h, "\x04\x22\x4D\x18")) return Kind::archive;                  // lz4 frame
-  if (starts(h, "LZIP")) return Kind::archive;                              // lzip
-  if (starts(h, "\x1F\x9D")) return Kind::archive;                          // compress (.Z)
-  if (starts(h, "BZh") && h.size() >= 4 && h[3] >= '1' && h[3] <= '9' &&
-      (h.size() < 10 || starts(h.substr(4), "\x31\x41\x59\x26\x53\x59") ||
-       starts(h.substr(4), "\x17\x72\x45\x38\x50\x90")))
-    return Kind::archive;  // bzip2 (block or end-of-stream magic after the header)
+  if (compression_magic(h)) return Kind::archive;
   if (h.size() >= 3 && h[0] == 0x5D && h[1] == 0 && h[2] == 0 && ends_with_ci(name, ".lzma"))
     return Kind::archive;  // lzma_alone has no real magic: trust the name only with its byte
   // containers

@@ -273,6 +273,7 @@ struct Level {
   uint64_t entries = 0;
   bool dead = false;      // damaged or stopped by the ratio limit: read no further
   bool input_cut = false; // the enclosing archive stopped feeding it (a limit there)
+  bool compressed = false; // starts with the magic of a compression filter (gzip, zstd, ...)
 };
 
 la_ssize_t read_cb(archive* a, void* ctx, const void** out) {
@@ -321,6 +322,7 @@ class Walker {
   void entry(Level& L, archive_entry* e, const std::string& header_warning);
   bool entry_body(Level& L, archive_entry* e, const std::string& header_warning, EntrySource& es,
                   std::string& member);
+  bool raw_info(const Level& L, bool filtered, MemberInfo& info, std::string& member);
   void nested_or_leaf(Source& s, MemberInfo info, uint32_t depth);
   void leaf(Source& s, const MemberInfo& info);
   uint64_t drain(Source& s, bool count_total, const std::string& member);
@@ -605,6 +607,7 @@ void Walker::nested_or_leaf(Source& s, MemberInfo info, uint32_t depth) {
   child.label = info.path;
   child.depth = depth;
   child.enclosing = info.archives;
+  child.compressed = detail::compression_magic(ps.head());
   std::string err;
   if (!walk_archive(ps, false, child, err))
     warn(info.path, "[open-failed] " + quote(info.path) +
@@ -625,6 +628,17 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
   archive_read_set_read_callback(a.get(), read_cb);
   if (seekable) archive_read_set_seek_callback(a.get(), seek_cb);
   if (archive_read_open1(a.get()) < ARCHIVE_WARN) {
+    // libarchive's ARCHIVE_ERRNO_FILE_FORMAT ("Unrecognized archive format") is EILSEQ on Linux
+    if (L.compressed && archive_errno(a.get()) == EILSEQ) {
+      // compression magic, and not even the raw reader took the output: it is empty
+      MemberInfo info;
+      std::string member;
+      if (raw_info(L, true, info, member)) {
+        MemSource empty({});
+        leaf(empty, info);
+      }
+      return true;
+    }
     err = archive_err(a.get());
     return false;
   }
@@ -684,6 +698,29 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
   return true;
 }
 
+// A single compressed file: the member is the container without its suffix. False when the
+// member limit stops the walk.
+bool Walker::raw_info(const Level& L, bool filtered, MemberInfo& info, std::string& member) {
+  const std::string container = L.path.empty() ? bundle_name_ : L.path;
+  member = L.path.empty() ? printable(container) : container;
+  if (!count_member(member)) return false;
+  std::string path;
+  if (filtered) {
+    info.compressed_name = printable(detail::base_name(container));
+    path = detail::strip_compression_suffix(container);
+  } else {
+    path = container;  // sniffed as an archive but no reader took it: read it as it is
+  }
+  if (L.path.empty()) {
+    path = clean(path, "", "");
+    if (path.empty()) path = "\xEF\xBF\xBD";
+  }
+  if (path != L.path) path = unique(path);
+  info.path = path;
+  info.archives = L.enclosing;
+  return true;
+}
+
 void Walker::entry(Level& L, archive_entry* e, const std::string& header_warning) {
   // Every entry's data goes through an EntrySource and is drained here, so that skipped entries
   // are also bounded by the ratio limit (libarchive's own skip would decompress unchecked).
@@ -706,22 +743,8 @@ bool Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
   std::string path;
 
   if (raw) {
-    // a single compressed file: the member is the container without its suffix
-    const std::string container = L.path.empty() ? bundle_name_ : L.path;
-    member = L.path.empty() ? printable(container) : container;
-    if (!count_member(member)) return true;
-    if (filtered) {
-      info.compressed_name = printable(detail::base_name(container));
-      path = detail::strip_compression_suffix(container);
-    } else {
-      path = container;  // sniffed as an archive but no reader took it: read it as it is
-    }
-    if (L.path.empty()) {
-      path = clean(path, "", "");
-      if (path.empty()) path = "\xEF\xBF\xBD";
-    }
-    if (path != L.path) path = unique(path);
-    info.archives = L.enclosing;
+    if (!raw_info(L, filtered, info, member)) return true;
+    path = info.path;
   } else {
     const char* nm = archive_entry_pathname(e);
     if (nm == nullptr) nm = archive_entry_pathname_utf8(e);
@@ -806,8 +829,9 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
   }
   if (k == Kind::text) {
     MemberInfo info;
-    info.path = unique(clean(std::string(detail::base_name(std::string(name))), "", ""));
-    if (info.path.empty()) info.path = unique("\xEF\xBF\xBD");
+    info.path = clean(detail::base_name(name), "", "");
+    if (info.path.empty()) info.path = "\xEF\xBF\xBD";
+    info.path = unique(info.path);
     if (ps.head().empty()) warn(info.path, "[empty] the bundle file " + quote(name) + " is empty");
     if (count_member(info.path)) leaf(ps, info);
     drain(ps, false, "");
@@ -819,6 +843,7 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
   Level L;
   L.label = std::string(name);
   L.depth = 0;
+  L.compressed = detail::compression_magic(ps.head());
   std::string err;
   bool ok = false;
   if (k == Kind::seek_archive && seekable) {
@@ -958,6 +983,7 @@ void Walker::walk_dir(const fs::path& root) {
         L.path = upath;
         L.label = upath;
         L.depth = 1;
+        L.compressed = detail::compression_magic(ps.head());
         std::string err;
         bool ok = false;
         if (k == Kind::seek_archive) {
