@@ -441,3 +441,60 @@ TEST_CASE("archive damaged in the middle of a plain tar") {
   REQUIRE(c.count("damaged") == 1);
   CHECK(c.warnings[0].message.find(entries[2].name) != std::string::npos);
 }
+
+TEST_CASE("sparse members: holes read as zeros, skipped for free, not counted as expansion") {
+  const int64_t logical = 64LL << 20;
+  const std::string head = many_lines(kSyslog, 4096).substr(0, 4096);
+  const std::string tail = many_lines(kPlog, 4096).substr(0, 4096);
+  auto build = [&](Filter flt) {
+    std::string out;
+    struct archive* a = writer(Format::pax, flt, &out);
+    struct archive_entry* en = archive_entry_new();
+    archive_entry_copy_pathname(en, "var/log/lastlog");
+    archive_entry_set_filetype(en, AE_IFREG);
+    archive_entry_set_perm(en, 0644);
+    archive_entry_set_size(en, logical);
+    archive_entry_sparse_add_entry(en, 0, 4096);
+    archive_entry_sparse_add_entry(en, logical - 4096, 4096);
+    check(archive_write_header(a, en), a, "header");
+    archive_entry_free(en);
+    archive_write_data(a, head.data(), head.size());
+    const std::vector<char> zeros(1 << 20, '\0');
+    for (int64_t left = logical - 8192; left > 0;) {
+      const size_t k = static_cast<size_t>(std::min<int64_t>(left, static_cast<int64_t>(zeros.size())));
+      archive_write_data(a, zeros.data(), k);
+      left -= static_cast<int64_t>(k);
+    }
+    archive_write_data(a, tail.data(), tail.size());
+    add(a, {"var/log/syslog", kSyslog, Entry::file, {}});
+    finish(a);
+    return out;
+  };
+  // stored sparse: the uncompressed tar holds only the data blocks
+  REQUIRE(build(Filter::none).size() < (1u << 20));
+  const std::string tgz = build(Filter::gzip);
+  Limits lim;
+  lim.ratio_grace_bytes = 1 << 20;  // 64 MiB of holes out of a few KiB would exceed the ratio
+
+  SECTION("read whole") {
+    Collect c;
+    CHECK(walk_memory(tgz, "node.tar.gz", lim, c).status == Status::ok);
+    INFO(c.dump());
+    CHECK(c.warnings.empty());
+    REQUIRE(c.members.size() == 2);
+    const Got& g = c.members[0];
+    REQUIRE(g.data.size() == static_cast<size_t>(logical));
+    CHECK(g.data.substr(0, 4096) == head);
+    CHECK(g.data.substr(g.data.size() - 4096) == tail);
+    CHECK(g.data.find_first_not_of('\0', 4096) == g.data.size() - 4096);
+    CHECK(c.members[1].data == kSyslog);
+  }
+  SECTION("not read: skipped without expanding the holes") {
+    Collect c;
+    c.read_at_most = 0;
+    CHECK(walk_memory(tgz, "node.tar.gz", lim, c).status == Status::ok);
+    CHECK(c.warnings.empty());
+    REQUIRE(c.members.size() == 2);
+    CHECK(c.members[1].info.path == "var/log/syslog");
+  }
+}

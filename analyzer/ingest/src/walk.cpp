@@ -102,6 +102,9 @@ class Source {
   [[nodiscard]] virtual bool failed() const { return false; }
   [[nodiscard]] virtual bool cut() const { return false; }
   virtual int64_t seek(int64_t /*offset*/, int /*whence*/) { return -1; }
+  // Skips some bytes (a block) and returns how many; 0 at the end. Sources that can skip
+  // without copying (archive entries, sparse holes) override it.
+  virtual size_t skip_some(std::vector<char>& scratch) { return read(scratch.data(), scratch.size()); }
 };
 
 // A file: sequential reads are hashed while hash != nullptr.
@@ -205,6 +208,14 @@ class PeekSource final : public Source {
       return k;
     }
     return next_.read(buf, n);
+  }
+  size_t skip_some(std::vector<char>& scratch) override {
+    if (off_ < len_) {
+      const size_t k = len_ - off_;
+      off_ = len_;
+      return k;
+    }
+    return next_.skip_some(scratch);
   }
   [[nodiscard]] bool failed() const override { return next_.failed(); }
   [[nodiscard]] bool cut() const override { return next_.cut(); }
@@ -404,47 +415,104 @@ class LeafReader final : public MemberReader {
   bool done_ = false;
 };
 
-// The data of the current entry of an open archive.
+// The data of the current entry of an open archive, block by block (archive_read_data_block):
+// holes of sparse entries are read as zeros but skipped without producing anything, so that
+// a sparse file (lastlog) costs nothing to skip and does not count towards the ratio.
 class EntrySource final : public Source {
  public:
-  EntrySource(Walker& w, Level& L, const std::string& member) : w_(w), L_(L), member_(member) {}
+  EntrySource(Walker& w, Level& L, archive_entry* e, const std::string& member)
+      : w_(w), L_(L), member_(member) {
+    if (archive_entry_sparse_count(e) > 0 && archive_entry_size_is_set(e))
+      sparse_size_ = archive_entry_size(e);
+  }
   size_t read(char* buf, size_t n) override {
-    if (done_ || n == 0) return 0;
-    if (L_.dead || w_.stop) {
-      cut_ = true;
-      done_ = true;
-      return 0;
+    size_t got = 0;
+    while (got < n) {
+      if (pos_ < blk_off_) {  // hole before the current block
+        const size_t k = static_cast<size_t>(std::min<int64_t>(blk_off_ - pos_, static_cast<int64_t>(n - got)));
+        std::memset(buf + got, 0, k);
+        got += k;
+        pos_ += k;
+        continue;
+      }
+      const int64_t in_blk = blk_off_ + static_cast<int64_t>(blk_len_) - pos_;
+      if (in_blk > 0) {
+        const size_t k = static_cast<size_t>(std::min<int64_t>(in_blk, static_cast<int64_t>(n - got)));
+        std::memcpy(buf + got, blk_ + (pos_ - blk_off_), k);
+        got += k;
+        pos_ += k;
+        continue;
+      }
+      if (!next_block()) break;
     }
-    const la_ssize_t r = archive_read_data(L_.a, buf, n);
-    if (r == 0) {
-      done_ = true;
-      if (L_.input_cut) cut_ = true;
-      return 0;
+    return got;
+  }
+  // Skips the rest of the current block (or hole) and returns the data bytes skipped.
+  size_t skip_some(std::vector<char>& /*scratch*/) override {
+    const int64_t in_blk = blk_off_ + static_cast<int64_t>(blk_len_) - pos_;
+    if (in_blk > 0 && pos_ >= blk_off_) {
+      pos_ += in_blk;
+      return static_cast<size_t>(in_blk);
     }
-    if (r < 0) {
-      done_ = true;
-      failed_ = true;
-      w_.data_error(L_, member_, r);
-      return 0;
-    }
-    const auto got = static_cast<uint64_t>(r);
-    L_.produced += got;
-    const Limits& lim = w_.limits();
-    if (lim.max_ratio != 0 && L_.produced > lim.ratio_grace_bytes &&
-        L_.produced / std::max<uint64_t>(L_.consumed, 1) > lim.max_ratio) {
-      cut_ = true;
-      done_ = true;  // these bytes are delivered, nothing after them
-      w_.ratio_exceeded(L_, member_);
-    }
-    return static_cast<size_t>(got);
+    if (!next_block()) return 0;
+    pos_ = blk_off_ + static_cast<int64_t>(blk_len_);
+    return blk_len_ > 0 ? blk_len_ : 1;  // an empty block at a hole's end is progress too
   }
   [[nodiscard]] bool failed() const override { return failed_; }
   [[nodiscard]] bool cut() const override { return cut_; }
 
  private:
+  bool next_block() {
+    if (done_) return false;
+    if (L_.dead || w_.stop) {
+      cut_ = true;
+      done_ = true;
+      return false;
+    }
+    const void* b = nullptr;
+    size_t len = 0;
+    la_int64_t off = pos_;
+    const int r = archive_read_data_block(L_.a, &b, &len, &off);
+    if (r == ARCHIVE_EOF) {
+      done_ = true;
+      if (L_.input_cut) cut_ = true;
+      if (sparse_size_ > pos_) {  // trailing hole of a sparse entry
+        blk_ = nullptr;
+        blk_len_ = 0;
+        blk_off_ = sparse_size_;
+        return true;
+      }
+      return false;
+    }
+    if (r < ARCHIVE_OK) {
+      done_ = true;
+      failed_ = true;
+      w_.data_error(L_, member_, r);
+      return false;
+    }
+    if (off < pos_) off = pos_;  // never step back (a malformed sparse map)
+    blk_ = static_cast<const char*>(b);
+    blk_len_ = b != nullptr ? len : 0;
+    blk_off_ = off;
+    L_.produced += blk_len_;
+    const Limits& lim = w_.limits();
+    if (lim.max_ratio != 0 && L_.produced > lim.ratio_grace_bytes &&
+        L_.produced / std::max<uint64_t>(L_.consumed, 1) > lim.max_ratio) {
+      cut_ = true;
+      done_ = true;  // this block is delivered, nothing after it
+      w_.ratio_exceeded(L_, member_);
+    }
+    return true;
+  }
+
   Walker& w_;
   Level& L_;
   const std::string& member_;
+  const char* blk_ = nullptr;
+  size_t blk_len_ = 0;
+  int64_t blk_off_ = 0;  // member offset of blk_[0]
+  int64_t pos_ = 0;      // member offset of the next byte to hand out
+  int64_t sparse_size_ = -1;
   bool done_ = false, failed_ = false, cut_ = false;
 };
 
@@ -568,7 +636,7 @@ uint64_t Walker::drain(Source& s, bool count_total, const std::string& member) {
   uint64_t n = 0;
   for (;;) {
     if (count_total && stop) break;
-    const size_t r = s.read(scratch_.data(), scratch_.size());
+    const size_t r = s.skip_some(scratch_);
     if (r == 0) break;
     n += r;
     if (count_total) {
@@ -725,7 +793,7 @@ void Walker::entry(Level& L, archive_entry* e, const std::string& header_warning
   // Every entry's data goes through an EntrySource and is drained here, so that skipped entries
   // are also bounded by the ratio limit (libarchive's own skip would decompress unchecked).
   std::string member;
-  EntrySource es(*this, L, member);
+  EntrySource es(*this, L, e, member);
   if (entry_body(L, e, header_warning, es, member)) drain(es, false, member);
 }
 
