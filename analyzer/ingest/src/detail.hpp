@@ -11,8 +11,7 @@ namespace faultline::ingest::detail {
 enum class Kind {
   archive,       // a container or compression libarchive reads as a stream (tar, gz, zst, ...)
   seek_archive,  // a container best read with seeking (zip central directory, 7z)
-  text,          // looks like text (no archive magic, few control bytes)
-  binary,        // neither
+  other,         // no archive magic: a member (text or binary, see looks_like_text)
 };
 
 // head: the first bytes of the stream (up to 64 KiB; fewer when the stream is shorter).

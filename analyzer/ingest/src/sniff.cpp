@@ -91,7 +91,7 @@ Kind sniff(std::string_view h, std::string_view name) {
   if (tar_header(h)) return Kind::archive;
   if (h.size() >= 1024 && all_zero(h.substr(0, 1024)) && ends_with_ci(name, ".tar"))
     return Kind::archive;  // an empty tar is only its end-of-archive blocks
-  return looks_like_text(h) ? Kind::text : Kind::binary;
+  return Kind::other;
 }
 
 }  // namespace faultline::ingest::detail

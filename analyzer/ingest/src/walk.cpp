@@ -879,7 +879,7 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
   bundle_name_ = std::string(name);
   PeekSource ps(src, peek_buf(0));
   const Kind k = detail::sniff(ps.head(), name);
-  if (k == Kind::binary) {
+  if (k == Kind::other && !detail::looks_like_text(ps.head())) {
     std::string hex;
     const std::string_view h = ps.head();
     for (size_t i = 0; i < std::min<size_t>(h.size(), 8); ++i) {
@@ -895,7 +895,7 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
     drain(ps, false, "");
     return;
   }
-  if (k == Kind::text) {
+  if (k == Kind::other) {
     MemberInfo info;
     info.path = clean(detail::base_name(name), "", "");
     if (info.path.empty()) info.path = "\xEF\xBF\xBD";
@@ -1039,7 +1039,7 @@ void Walker::walk_dir(const fs::path& root) {
       info.path = upath;
       info.size_hint = st.st_size;
       info.mtime = st.st_mtime;
-      if (k == Kind::text || k == Kind::binary) {
+      if (k == Kind::other) {
         leaf(ps, info);
         drain(ps, false, upath);
       } else if (lim_.max_depth < 1) {
