@@ -358,3 +358,28 @@ TEST_CASE("archives that need seeking, nested in a stream, and encrypted members
     CHECK(c.count("member-unreadable") == entries.size());
   }
 }
+
+TEST_CASE("a nested archive followed by more than one read block of the enclosing archive") {
+  // the enclosing archive's reader is called again after the nested one was opened (regression:
+  // its buffer must survive the nested level's allocation)
+  const auto files = asys_files();
+  const std::string big = many_lines(kHostKernel, 3 << 20);
+  const std::string outer = make({{"a/node.tar.gz", make(files_of(files), Format::pax, Filter::gzip), Entry::file, {}},
+                                  {"b/big.log", big, Entry::file, {}},
+                                  {"c/node.zip", make(files_of(files), Format::zip), Entry::file, {}},
+                                  {"d/big.log", big, Entry::file, {}}},
+                                 Format::pax, Filter::zstd);
+  Collect c;
+  CHECK(walk_memory(outer, "outer.tar.zst", {}, c).status == Status::ok);
+  INFO(c.dump());
+  CHECK(c.warnings.empty());
+  REQUIRE(c.members.size() == 2 * files.size() + 2);
+  CHECK(c.find("b/big.log")->data == big);
+  CHECK(c.find("d/big.log")->data == big);
+  for (const auto& [p, d] : files) {
+    REQUIRE(c.find("a/node.tar.gz!/" + p) != nullptr);
+    CHECK(c.find("a/node.tar.gz!/" + p)->data == d);
+    REQUIRE(c.find("c/node.zip!/" + p) != nullptr);
+    CHECK(c.find("c/node.zip!/" + p)->data == d);
+  }
+}

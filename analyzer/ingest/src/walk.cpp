@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <system_error>
 #include <unordered_map>
@@ -348,7 +349,8 @@ class Walker {
   Result& res_;
   const ThreadUtf8Locale& loc_;
   std::vector<char> scratch_;
-  std::vector<std::vector<char>> peek_bufs_, level_bufs_;
+  // deques: growing them keeps references to the buffers of the levels already open
+  std::deque<std::vector<char>> peek_bufs_, level_bufs_;
   std::unordered_set<std::string> seen_;
   std::unordered_map<std::string, uint64_t> dup_next_;
   std::string bundle_name_;
