@@ -23,6 +23,7 @@
 #include "faultline/parse/clock.hpp"
 #include "faultline/parse/parser.hpp"
 #include "faultline/tag/tag.hpp"
+#include "composite.hpp"
 #include "stats.hpp"
 
 namespace faultline::app {
@@ -250,7 +251,10 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
       // the name of a compressed single file (syslog.2.gz) is classified by its inner name
       const auto hint = classify::host_from_content(row.kind, info.path, head);
       if (hint.strength > root.best.strength) root.best = hint;
-      parser = parse::make_parser(row.kind, info.path);
+      if (row.kind == "composite")
+        parser = std::make_unique<CompositeParser>(cls_, info.path);
+      else
+        parser = parse::make_parser(row.kind, info.path);
       sink = std::make_unique<Sink>(*this, member_id, path_hint.root, row.kind);
       ++stats_.kinds[row.kind];
     }

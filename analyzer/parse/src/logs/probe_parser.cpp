@@ -37,7 +37,7 @@ bool exit_line(std::string_view s, int64_t& code) {
   s = trim_blank(s);
   std::string l(s.substr(0, 40));
   for (char& c : l) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  for (std::string_view key : {"exit status", "exit code", "exitcode", "returncode", "rc", "[exit"}) {
+  for (std::string_view key : {"exit status", "exit code", "exitcode", "returncode", "rc", "[exit", "exit"}) {
     if (!starts_with(l, key)) continue;
     size_t p = key.size();
     while (p < s.size() && (s[p] == ':' || s[p] == '=' || s[p] == ' ')) ++p;

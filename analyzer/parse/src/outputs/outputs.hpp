@@ -44,4 +44,11 @@ std::unique_ptr<Parser> make_lspci(std::string_view path);
 // manifest.cpp
 std::unique_ptr<Parser> make_manifest(std::string_view path);
 
+// extra.cpp
+std::unique_ptr<Parser> make_readlink(std::string_view path);
+std::unique_ptr<Parser> make_proc_limits(std::string_view path);
+std::unique_ptr<Parser> make_timezone(std::string_view path);
+std::unique_ptr<Parser> make_hostname(std::string_view path);
+std::unique_ptr<Parser> make_sys_module(std::string_view path);
+
 }  // namespace faultline::parse::outputs

@@ -29,6 +29,11 @@ void register_output_parsers(std::vector<Entry>& out) {
   out.push_back({"sysctl", o::make_sysctl});
   out.push_back({"lspci", o::make_lspci});
   out.push_back({"manifest", o::make_manifest});
+  out.push_back({"readlink", o::make_readlink});
+  out.push_back({"proc_limits", o::make_proc_limits});
+  out.push_back({"timezone", o::make_timezone});
+  out.push_back({"hostname", o::make_hostname});
+  out.push_back({"sys_module", o::make_sys_module});
 }
 
 }  // namespace faultline::parse::detail
