@@ -50,6 +50,21 @@ std::string printable(std::string_view s) {
 
 std::string quote(std::string_view s) { return "'" + printable(s) + "'"; }
 
+// Closes a file descriptor on every way out (a visitor may throw).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Locale: libarchive converts member names to the current locale's multibyte charset. In the "C"
 // locale, UTF-8 names of zip files come back as NULL, so the walk runs with a UTF-8 LC_CTYPE for
@@ -1012,28 +1027,24 @@ void Walker::walk_dir(const fs::path& root) {
     // O_NOFOLLOW and O_NONBLOCK: a file swapped for a link or a fifo since the listing is not
     // followed and cannot block the walk.
     const fs::path full = root / it.rel;
-    const int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
+    const Fd fd(::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    if (fd.get() < 0) {
       const int e = errno;
       warn(shown, "[io] cannot open " + quote(it.rel) + ": " + errno_text(e));
       continue;
     }
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
       warn(shown, "[special] " + quote(it.rel) + " is not a regular file: skipped");
       continue;
     }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
     const std::string path = clean(it.rel, "", "");
-    if (path.empty() || !count_member(path)) {
-      ::close(fd);
-      continue;
-    }
+    if (path.empty() || !count_member(path)) continue;
     const std::string upath = unique(path);
     res_.size += static_cast<uint64_t>(st.st_size);
     Sha256 file_hash;
-    FdSource fsrc(fd, true, &file_hash);
+    FdSource fsrc(fd.get(), true, &file_hash);
     {
       PeekSource ps(fsrc, peek_buf(1));
       const Kind k = detail::sniff(ps.head(), detail::base_name(it.rel));
@@ -1070,7 +1081,6 @@ void Walker::walk_dir(const fs::path& root) {
       }
     }
     if (fsrc.failed()) warn(upath, "[io] read error on " + quote(upath) + ": " + fsrc.error());
-    ::close(fd);
     dir_hash.update(upath);
     dir_hash.update(std::string_view("\0", 1));
     dir_hash.update(file_hash.hex());
@@ -1105,8 +1115,8 @@ Result walk(const fs::path& bundle, const Limits& limits, Visitor& visitor) {
     res.message = shown + ": not a file or a directory";
     return res;
   }
-  const int fd = ::open(bundle.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const Fd fd(::open(bundle.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
     const int e = errno;
     res.status = Status::unreadable;
     res.message = shown + ": cannot open: " + errno_text(e);
@@ -1114,11 +1124,10 @@ Result walk(const fs::path& bundle, const Limits& limits, Visitor& visitor) {
   }
   Sha256 hash;
   const bool regular = S_ISREG(st.st_mode);
-  FdSource src(fd, regular, &hash);
+  FdSource src(fd.get(), regular, &hash);
   std::string name = bundle.filename().string();
   if (name.empty()) name = bundle.string();
   w.walk_file(src, name, shown, regular, &src, nullptr);
-  ::close(fd);
   res.sha256 = hash.hex();
   res.size = regular ? static_cast<uint64_t>(st.st_size) : src.bytes();
   w.finish();
