@@ -498,3 +498,29 @@ TEST_CASE("sparse members: holes read as zeros, skipped for free, not counted as
     CHECK(c.members[1].info.path == "var/log/syslog");
   }
 }
+
+TEST_CASE("a visitor that throws: the exception passes through, nothing leaks") {
+  auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  TempDir t;
+  const auto files = asys_files();
+  for (const auto& [p, d] : files) write_file(t.path() / "dir" / p, d);
+  write_file(t.path() / "dir/nested.tar.gz", make(files_of(files), Format::pax, Filter::gzip));
+  write_file(t.path() / "b.tar.zst", make(files_of(files), Format::pax, Filter::zstd));
+  struct Thrower : Collect {
+    void member(const MemberInfo& info, MemberReader& r) override {
+      Collect::member(info, r);
+      if (members.size() == 2) throw std::runtime_error("visitor gave up");
+    }
+  };
+  const size_t before = open_fds();
+  for (const fs::path& p : {t.path() / "dir", t.path() / "b.tar.zst"}) {
+    Thrower v;
+    CHECK_THROWS_WITH(walk(p, {}, v), "visitor gave up");
+    CHECK(v.members.size() == 2);
+  }
+  CHECK(open_fds() == before);
+}
