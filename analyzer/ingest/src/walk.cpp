@@ -834,9 +834,9 @@ bool Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     const char* nm = archive_entry_pathname(e);
     if (nm == nullptr) nm = archive_entry_pathname_utf8(e);
     member = prefix + (nm != nullptr ? printable(nm) : std::string("\xEF\xBF\xBD"));
-    if (!count_member(member)) return true;
     const auto type = archive_entry_filetype(e);
     if (type == AE_IFDIR) return true;  // directories are implied by member paths
+    if (!count_member(member)) return true;
     if (nm == nullptr) {
       path = prefix + "\xEF\xBF\xBD-" + std::to_string(L.entries);
       warn(path, "[name] member " + std::to_string(L.entries) + in +
