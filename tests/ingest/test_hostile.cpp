@@ -529,3 +529,21 @@ TEST_CASE("a visitor that throws: the exception passes through, nothing leaks") 
   }
   CHECK(open_fds() == before);
 }
+
+TEST_CASE("a header bomb (hundreds of thousands of identical entries) stops at the ratio limit") {
+  std::string zst;
+  {
+    struct archive* a = writer(Format::ustar, Filter::zstd, &zst);
+    const Entry d{"var/log/", {}, Entry::dir, {}};
+    for (int i = 0; i < 300'000; ++i) add(a, d);  // 150 MB of tar headers
+    add(a, {"var/log/syslog", kSyslog, Entry::file, {}});
+    finish(a);
+  }
+  REQUIRE(zst.size() < (1u << 20));
+  Collect c;
+  const Result r = walk_memory(zst, "hdr.tar.zst", {}, c);
+  INFO(c.dump());
+  CHECK(r.status == Status::ok);
+  CHECK(c.count("ratio") == 1);
+  CHECK(c.members.empty());
+}

@@ -432,6 +432,19 @@ class LeafReader final : public MemberReader {
   bool done_ = false;
 };
 
+// Uncompressed bytes out of an archive: member data read, or the position in the decompressed
+// stream when that is larger (headers: a tar.zst of millions of empty entries expands too).
+uint64_t expanded(const Level& L) {
+  const la_int64_t stream = L.a != nullptr ? archive_filter_bytes(L.a, 0) : 0;
+  return std::max<uint64_t>(L.produced, stream > 0 ? static_cast<uint64_t>(stream) : 0);
+}
+
+bool over_ratio(const Level& L, const Limits& lim) {
+  if (lim.max_ratio == 0) return false;
+  const uint64_t out = expanded(L);
+  return out > lim.ratio_grace_bytes && out / std::max<uint64_t>(L.consumed, 1) > lim.max_ratio;
+}
+
 // The data of the current entry of an open archive, block by block (archive_read_data_block):
 // holes of sparse entries are read as zeros but skipped without producing anything, so that
 // a sparse file (lastlog) costs nothing to skip and does not count towards the ratio.
@@ -512,9 +525,7 @@ class EntrySource final : public Source {
     blk_len_ = b != nullptr ? len : 0;
     blk_off_ = off;
     L_.produced += blk_len_;
-    const Limits& lim = w_.limits();
-    if (lim.max_ratio != 0 && L_.produced > lim.ratio_grace_bytes &&
-        L_.produced / std::max<uint64_t>(L_.consumed, 1) > lim.max_ratio) {
+    if (over_ratio(L_, w_.limits())) {
       cut_ = true;
       done_ = true;  // this block is delivered, nothing after it
       w_.ratio_exceeded(L_, member_);
@@ -593,7 +604,7 @@ void Walker::ratio_exceeded(Level& L, const std::string& member) {
   L.dead = true;
   warn(L.path, "[ratio] archive " + quote(L.label) + " expands more than " +
                    std::to_string(lim_.max_ratio) + " times (max_ratio; " +
-                   std::to_string(L.produced) + " bytes out of " + std::to_string(L.consumed) +
+                   std::to_string(expanded(L)) + " bytes out of " + std::to_string(L.consumed) +
                    "): " + quote(member) + " is cut and the rest of the archive is not read");
 }
 
@@ -771,6 +782,11 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
     }
     const char* nm = archive_entry_pathname(e);
     report_skipped("before " + quote(nm != nullptr ? nm : ""));
+    if (over_ratio(L, lim_)) {  // expanded by headers alone
+      ratio_exceeded(L, (L.path.empty() ? std::string() : L.path + "!/") +
+                            printable(nm != nullptr ? nm : ""));
+      break;
+    }
     ++L.entries;
     std::string header_warning;
     if (r == ARCHIVE_WARN || r == ARCHIVE_FAILED) header_warning = archive_err(a.get());
