@@ -1,5 +1,8 @@
 // The same real-format bundle packed in every supported container reads identically.
+#include <locale.h>
+
 #include <catch2/catch.hpp>
+#include <thread>
 
 #include "faultline/core/sha256.hpp"
 #include "helpers.hpp"
@@ -382,4 +385,29 @@ TEST_CASE("a nested archive followed by more than one read block of the enclosin
     REQUIRE(c.find("c/node.zip!/" + p) != nullptr);
     CHECK(c.find("c/node.zip!/" + p)->data == d);
   }
+}
+
+TEST_CASE("walks on several threads at once agree, and visitors run in the caller's locale") {
+  const auto files = asys_files();
+  const std::string zst = make(files_of(files), Format::pax, Filter::zstd);
+  struct LocaleCheck : Collect {
+    bool caller_locale = true;
+    void member(const MemberInfo& info, MemberReader& r) override {
+      caller_locale = caller_locale && uselocale(static_cast<locale_t>(nullptr)) == LC_GLOBAL_LOCALE;
+      Collect::member(info, r);
+    }
+  };
+  std::vector<LocaleCheck> got(4);
+  std::vector<Result> res(got.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] { res[i] = walk_memory(zst, "node.tar.zst", {}, got[i]); });
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < got.size(); ++i) {
+    CHECK(res[i].status == Status::ok);
+    CHECK(got[i].caller_locale);
+    CHECK(got[i].by_inner_path() == files);
+  }
+  // after the walk the thread is back in its own locale
+  CHECK(uselocale(static_cast<locale_t>(nullptr)) == LC_GLOBAL_LOCALE);
 }

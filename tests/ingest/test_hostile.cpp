@@ -498,3 +498,52 @@ TEST_CASE("sparse members: holes read as zeros, skipped for free, not counted as
     CHECK(c.members[1].info.path == "var/log/syslog");
   }
 }
+
+TEST_CASE("a visitor that throws: the exception passes through, nothing leaks") {
+  auto open_fds = [] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+  };
+  TempDir t;
+  const auto files = asys_files();
+  for (const auto& [p, d] : files) write_file(t.path() / "dir" / p, d);
+  write_file(t.path() / "dir/nested.tar.gz", make(files_of(files), Format::pax, Filter::gzip));
+  write_file(t.path() / "b.tar.zst", make(files_of(files), Format::pax, Filter::zstd));
+  struct Thrower : Collect {
+    size_t at = 0;
+    void member(const MemberInfo& info, MemberReader& r) override {
+      Collect::member(info, r);
+      if (members.size() == at) throw std::runtime_error("visitor gave up");
+    }
+  };
+  const size_t before = open_fds();
+  // the 6th member of the directory is inside nested.tar.gz
+  for (const auto& [p, at] : std::vector<std::pair<fs::path, size_t>>{
+           {t.path() / "dir", 6}, {t.path() / "b.tar.zst", 2}}) {
+    Thrower v;
+    v.at = at;
+    CHECK_THROWS_WITH(walk(p, {}, v), "visitor gave up");
+    REQUIRE(v.members.size() == at);
+    if (at == 6) CHECK(v.members.back().info.path.rfind("nested.tar.gz!/", 0) == 0);
+  }
+  CHECK(open_fds() == before);
+}
+
+TEST_CASE("a header bomb (hundreds of thousands of identical entries) stops at the ratio limit") {
+  std::string zst;
+  {
+    struct archive* a = writer(Format::ustar, Filter::zstd, &zst);
+    const Entry d{"var/log/", {}, Entry::dir, {}};
+    for (int i = 0; i < 300'000; ++i) add(a, d);  // 150 MB of tar headers
+    add(a, {"var/log/syslog", kSyslog, Entry::file, {}});
+    finish(a);
+  }
+  REQUIRE(zst.size() < (1u << 20));
+  Collect c;
+  const Result r = walk_memory(zst, "hdr.tar.zst", {}, c);
+  INFO(c.dump());
+  CHECK(r.status == Status::ok);
+  CHECK(c.count("ratio") == 1);
+  CHECK(c.members.empty());
+}

@@ -50,6 +50,21 @@ std::string printable(std::string_view s) {
 
 std::string quote(std::string_view s) { return "'" + printable(s) + "'"; }
 
+// Closes a file descriptor on every way out (a visitor may throw).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Locale: libarchive converts member names to the current locale's multibyte charset. In the "C"
 // locale, UTF-8 names of zip files come back as NULL, so the walk runs with a UTF-8 LC_CTYPE for
@@ -417,6 +432,19 @@ class LeafReader final : public MemberReader {
   bool done_ = false;
 };
 
+// Uncompressed bytes out of an archive: member data read, or the position in the decompressed
+// stream when that is larger (headers: a tar.zst of millions of empty entries expands too).
+uint64_t expanded(const Level& L) {
+  const la_int64_t stream = L.a != nullptr ? archive_filter_bytes(L.a, 0) : 0;
+  return std::max<uint64_t>(L.produced, stream > 0 ? static_cast<uint64_t>(stream) : 0);
+}
+
+bool over_ratio(const Level& L, const Limits& lim) {
+  if (lim.max_ratio == 0) return false;
+  const uint64_t out = expanded(L);
+  return out > lim.ratio_grace_bytes && out / std::max<uint64_t>(L.consumed, 1) > lim.max_ratio;
+}
+
 // The data of the current entry of an open archive, block by block (archive_read_data_block):
 // holes of sparse entries are read as zeros but skipped without producing anything, so that
 // a sparse file (lastlog) costs nothing to skip and does not count towards the ratio.
@@ -497,9 +525,7 @@ class EntrySource final : public Source {
     blk_len_ = b != nullptr ? len : 0;
     blk_off_ = off;
     L_.produced += blk_len_;
-    const Limits& lim = w_.limits();
-    if (lim.max_ratio != 0 && L_.produced > lim.ratio_grace_bytes &&
-        L_.produced / std::max<uint64_t>(L_.consumed, 1) > lim.max_ratio) {
+    if (over_ratio(L_, w_.limits())) {
       cut_ = true;
       done_ = true;  // this block is delivered, nothing after it
       w_.ratio_exceeded(L_, member_);
@@ -578,7 +604,7 @@ void Walker::ratio_exceeded(Level& L, const std::string& member) {
   L.dead = true;
   warn(L.path, "[ratio] archive " + quote(L.label) + " expands more than " +
                    std::to_string(lim_.max_ratio) + " times (max_ratio; " +
-                   std::to_string(L.produced) + " bytes out of " + std::to_string(L.consumed) +
+                   std::to_string(expanded(L)) + " bytes out of " + std::to_string(L.consumed) +
                    "): " + quote(member) + " is cut and the rest of the archive is not read");
 }
 
@@ -756,6 +782,11 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
     }
     const char* nm = archive_entry_pathname(e);
     report_skipped("before " + quote(nm != nullptr ? nm : ""));
+    if (over_ratio(L, lim_)) {  // expanded by headers alone
+      ratio_exceeded(L, (L.path.empty() ? std::string() : L.path + "!/") +
+                            printable(nm != nullptr ? nm : ""));
+      break;
+    }
     ++L.entries;
     std::string header_warning;
     if (r == ARCHIVE_WARN || r == ARCHIVE_FAILED) header_warning = archive_err(a.get());
@@ -819,9 +850,9 @@ bool Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
     const char* nm = archive_entry_pathname(e);
     if (nm == nullptr) nm = archive_entry_pathname_utf8(e);
     member = prefix + (nm != nullptr ? printable(nm) : std::string("\xEF\xBF\xBD"));
-    if (!count_member(member)) return true;
     const auto type = archive_entry_filetype(e);
     if (type == AE_IFDIR) return true;  // directories are implied by member paths
+    if (!count_member(member)) return true;
     if (nm == nullptr) {
       path = prefix + "\xEF\xBF\xBD-" + std::to_string(L.entries);
       warn(path, "[name] member " + std::to_string(L.entries) + in +
@@ -1012,28 +1043,24 @@ void Walker::walk_dir(const fs::path& root) {
     // O_NOFOLLOW and O_NONBLOCK: a file swapped for a link or a fifo since the listing is not
     // followed and cannot block the walk.
     const fs::path full = root / it.rel;
-    const int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0) {
+    const Fd fd(::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
+    if (fd.get() < 0) {
       const int e = errno;
       warn(shown, "[io] cannot open " + quote(it.rel) + ": " + errno_text(e));
       continue;
     }
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
       warn(shown, "[special] " + quote(it.rel) + " is not a regular file: skipped");
       continue;
     }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
     const std::string path = clean(it.rel, "", "");
-    if (path.empty() || !count_member(path)) {
-      ::close(fd);
-      continue;
-    }
+    if (path.empty() || !count_member(path)) continue;
     const std::string upath = unique(path);
     res_.size += static_cast<uint64_t>(st.st_size);
     Sha256 file_hash;
-    FdSource fsrc(fd, true, &file_hash);
+    FdSource fsrc(fd.get(), true, &file_hash);
     {
       PeekSource ps(fsrc, peek_buf(1));
       const Kind k = detail::sniff(ps.head(), detail::base_name(it.rel));
@@ -1070,7 +1097,6 @@ void Walker::walk_dir(const fs::path& root) {
       }
     }
     if (fsrc.failed()) warn(upath, "[io] read error on " + quote(upath) + ": " + fsrc.error());
-    ::close(fd);
     dir_hash.update(upath);
     dir_hash.update(std::string_view("\0", 1));
     dir_hash.update(file_hash.hex());
@@ -1105,8 +1131,8 @@ Result walk(const fs::path& bundle, const Limits& limits, Visitor& visitor) {
     res.message = shown + ": not a file or a directory";
     return res;
   }
-  const int fd = ::open(bundle.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  const Fd fd(::open(bundle.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
     const int e = errno;
     res.status = Status::unreadable;
     res.message = shown + ": cannot open: " + errno_text(e);
@@ -1114,11 +1140,10 @@ Result walk(const fs::path& bundle, const Limits& limits, Visitor& visitor) {
   }
   Sha256 hash;
   const bool regular = S_ISREG(st.st_mode);
-  FdSource src(fd, regular, &hash);
+  FdSource src(fd.get(), regular, &hash);
   std::string name = bundle.filename().string();
   if (name.empty()) name = bundle.string();
   w.walk_file(src, name, shown, regular, &src, nullptr);
-  ::close(fd);
   res.sha256 = hash.hex();
   res.size = regular ? static_cast<uint64_t>(st.st_size) : src.bytes();
   w.finish();

@@ -20,12 +20,13 @@
 
 namespace faultline::ingest {
 
+// docs/ingest.md says what each limit counts and what happens when it is reached.
 struct Limits {
-  uint32_t max_depth = 4;                       // archives nested in archives
+  uint32_t max_depth = 4;                       // archives nested in archives (bundle file = 0)
   uint64_t max_members = 500'000;               // members in the whole bundle
   uint64_t max_member_bytes = 4ULL << 30;       // uncompressed bytes of one member (then cut)
   uint64_t max_total_bytes = 64ULL << 30;       // uncompressed bytes of the whole bundle
-  uint64_t max_ratio = 1000;                    // uncompressed/compressed bytes of one archive
+  uint64_t max_ratio = 1000;                    // uncompressed/compressed bytes of one archive (0: off)
   uint64_t ratio_grace_bytes = 64ULL << 20;     // ratio is enforced only past this many bytes
   uint32_t max_line_bytes = 1U << 20;           // longer lines are cut (LineChunker)
   // Added: warnings handed to the visitor; later ones are only counted (Result::warnings) and
@@ -83,7 +84,8 @@ struct Result {
   uint64_t warnings = 0;
 };
 
-// Walks a bundle given as a path (file or directory).
+// Walks a bundle given as a path (file or directory). Several walks may run at the same time on
+// different threads (each with its own visitor); visitor calls happen on the calling thread.
 Result walk(const std::filesystem::path& bundle, const Limits& limits, Visitor& visitor);
 
 // Walks a bundle held in memory (used by fuzzing and by tests); `name` is its file name.
