@@ -1,13 +1,99 @@
-// faultline command line: wires the app functions; no analysis logic here.
-#include <iostream>
+// faultline command line: parses options and calls the app functions; no analysis logic here.
+//
+// Exit codes (contract): 0 done; 1 done and a finding at or above --fail-on; 2 usage or rule
+// error; 3 input unreadable.
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
 
-#include "faultline/app/app.hpp"
+#include "commands.hpp"
+
+namespace fl = faultline;
 
 int main(int argc, char** argv) {
-  CLI::App app{"faultline: offline forensic analyzer for Ascend NPU support bundles"};
+  CLI::App app{
+      "faultline: offline forensic analyzer for Huawei Ascend NPU crash and support bundles.\n"
+      "Reads a collected bundle (directory, tar, tar.gz, tar.zst, zip, nested archives), keeps\n"
+      "what it found in SQLite, and reports ranked root causes with evidence and a timeline."};
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
+  app.set_version_flag("--version", std::string(fl::kVersion));
+  app.footer(
+      "Examples:\n"
+      "  faultline analyze node07.tar.zst                  # report (markdown) on stdout\n"
+      "  faultline analyze node07.tar.zst --db case.db --format html --output case.html\n"
+      "  faultline report --db case.db --format json\n"
+      "  faultline rules test\n"
+      "Exit codes: 0 done; 1 a finding at or above --fail-on; 2 usage or rule error; 3 input "
+      "unreadable.");
+
+  fl::cli::CommonOptions common;
+  fl::cli::AnalyzeArgs an;
+  auto* analyze = app.add_subcommand(
+      "analyze", "Analyze one bundle: unpack, classify, parse, tag, correlate, report.");
+  fl::cli::add_analyze_options(*analyze, an, common);
+  analyze->footer(
+      "Examples:\n"
+      "  faultline analyze samples/seed-driver-reboot-pending\n"
+      "  faultline analyze node07.tar.zst --db node07.db --format json --output node07.json\n"
+      "  faultline analyze bundle.zip --keep-raw --stats --fail-on error");
+
+  fl::cli::FleetArgs fa;
+  auto* fleet = app.add_subcommand(
+      "fleet", "Analyze the node bundles of one job together: shared causes, version drift, "
+               "the node that failed first.");
+  fl::cli::add_fleet_options(*fleet, fa, common);
+  fleet->footer(
+      "Examples:\n"
+      "  faultline fleet bundles/ -j 2 --db job42.db\n"
+      "  faultline fleet node*.tar.gz --format html --output job42.html");
+
+  fl::cli::ReportArgs ra;
+  auto* report = app.add_subcommand(
+      "report", "Render the report of an analysis from its database alone (same bytes as analyze).");
+  fl::cli::add_report_options(*report, ra);
+  report->footer(
+      "Examples:\n"
+      "  faultline report --db case.db                     # markdown for a ticket\n"
+      "  faultline report --db case.db --format html --output case.html");
+
+  fl::cli::RulesArgs rl;
+  auto* rules = app.add_subcommand("rules", "List, test, lint or import signature and diagnosis rules.");
+  fl::cli::add_rules_options(*rules, rl);
+
+  auto* serve = app.add_subcommand(
+      "serve", "Serve an upload page and HTTP API that analyze bundles (not available yet).");
+  std::string listen = "127.0.0.1:8080";
+  std::string data_dir;
+  serve->add_option("--listen", listen, "Address:port to listen on (default 127.0.0.1:8080)");
+  serve->add_option("--data", data_dir, "Directory for uploaded bundles and databases");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*analyze) return fl::cli::run_analyze(an, common);
+    if (*fleet) return fl::cli::run_fleet(fa, common);
+    if (*report) return fl::cli::run_report(ra);
+    if (*rules) return fl::cli::run_rules(*rules, rl);
+    if (*serve) {
+      std::cerr << "faultline serve: not available yet in this version (planned: upload page and "
+                   "HTTP API, see docs/)\n";
+      return 2;
+    }
+  } catch (const fl::cli::UsageError& e) {
+    std::cerr << "faultline: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "faultline: " << e.what() << "\n";
+    return 2;
+  }
   return 2;
 }

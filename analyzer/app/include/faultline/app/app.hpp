@@ -11,6 +11,7 @@
 #include "faultline/ingest/ingest.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/store/store.hpp"
+#include "faultline/tag/tag.hpp"
 
 namespace faultline::app {
 
@@ -32,8 +33,41 @@ struct Outcome {
   correlate::Summary summary;
 };
 
+// The rules of a run: the embedded rules/ tree overridden by each --rules DIR. Files of the same
+// relative path replace each other; signatures are also overridden per id (a later root replaces
+// an id in place, with a warning). Throws std::runtime_error naming the file on unreadable dirs.
+struct Rules {
+  std::vector<RuleFile> files;  // merged by path (classify/, diagnoses/, compat/, signatures/)
+  tag::RuleSet signatures;      // loaded per root, errors in signatures.errors
+  [[nodiscard]] std::vector<RuleFile> correlate_files() const;  // diagnoses/ + compat/
+};
+Rules load_rules(const std::vector<std::filesystem::path>& dirs);
+
 // Reads the bundle into db and correlates it.
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts);
+
+struct FleetOutcome {
+  std::vector<int64_t> bundle_ids;  // analysed bundles, in input order
+  struct Failure {
+    std::string bundle;
+    std::string message;
+  };
+  std::vector<Failure> failures;    // bundles that could not be read (the fleet goes on)
+};
+
+// The bundles named by the inputs: files as they are; a directory is itself a bundle when it holds
+// regular files or a single sub-directory, otherwise each of its entries is a bundle (a folder of
+// node bundles). Sorted by path.
+std::vector<std::filesystem::path> expand_fleet_inputs(const std::vector<std::filesystem::path>& in);
+
+// Analyses the bundles in parallel (jobs workers, each streaming into its own temporary database,
+// merged into db one at a time). A broken bundle becomes a warning row and a failure entry.
+FleetOutcome fleet(store::Db& db, const std::vector<std::filesystem::path>& bundles,
+                   const Options& opts, unsigned jobs);
+
+// Copies every row of the analysis database at `src` into db (ids renumbered), replacing a bundle
+// with the same sha256. Returns the new bundle ids.
+std::vector<int64_t> merge_database(store::Db& db, const std::filesystem::path& src);
 
 // Default cache directory for compiled rule databases ($XDG_CACHE_HOME/faultline or
 // ~/.cache/faultline; empty when neither can be used).

@@ -36,19 +36,25 @@ class Classifier {
   std::unique_ptr<Impl> impl_;
 };
 
-// Host attribution. Candidates come from several places; the strongest wins per member.
+// Host attribution. A bundle may hold several nodes; each member belongs to a "host root" (the
+// path prefix of one node's files: a nested per-node archive, a per-node folder, a collector's
+// output folder). The host NAME of a root comes from the strongest hint seen for it.
 struct HostHint {
-  std::string host;
+  std::string root;     // path prefix identifying the node's subtree ("" = the whole bundle)
+  std::string host;     // host name candidate ("" when the path names none)
   int strength = 0;     // higher wins
-  std::string source;   // manifest, archive, path, hostname-file, syslog, default
+  std::string source;   // manifest, uname, hostname, syslog, collector-dir, archive, folder
 };
 
-// A host named by the member's path: a per-node folder or a nested archive named after a node
-// ("node07/...", "fleet/node07.tar.gz!/...", "ascend_log_node07_2025.../"). Empty when none.
+// The host root of a member path and the host name the path itself suggests, e.g.
+//   "fleet/node07.tar.gz!/var/log/syslog"          -> root "fleet/node07.tar.gz", host "node07"
+//   "node03/asys_output_2025.../dfx/log/..."       -> root "node03", host "node03"
+//   "faultline_gpu-a12_20250508095626/cmd/uname.txt" -> root "faultline_gpu-a12_...", host "gpu-a12"
+//   "asys_output_20250508095626087/dfx/..."        -> root "", host "" (single-node bundle)
 HostHint host_from_path(std::string_view path);
 
-// A host named by the content of the member (syslog hostnames, `hostname` output, uname -a,
-// manifest.json "host"). Empty when none.
+// A host name stated by the content of a member (syslog hostnames, `hostname` / uname -a output,
+// manifest.json "host"). root is filled from host_from_path(path). Empty host when none.
 HostHint host_from_content(std::string_view kind, std::string_view path, std::string_view head);
 
 }  // namespace faultline::classify

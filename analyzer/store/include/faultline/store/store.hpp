@@ -51,7 +51,8 @@ class Db {
   int64_t begin_bundle(const BundleInfo& info);
   int64_t add_member(int64_t bundle, const MemberRow& m);
   void update_member(int64_t member, const MemberRow& m);
-  void add_member_text(int64_t member, std::string_view text, bool compress);
+  // data is stored as given; encoding says what it is: "plain" or "zstd" (a zstd frame).
+  void add_member_text(int64_t member, std::string_view data, std::string_view encoding);
   int64_t add_event(int64_t bundle, int64_t member, std::string_view host, const Event& e);
   void add_hit(int64_t bundle, int64_t event, std::string_view signature,
                std::string_view captures_json);
@@ -72,6 +73,7 @@ class Db {
 
  private:
   explicit Db(sqlite3* db);
+  static int64_t civil_ns(int year, const RawTime& t);
   struct Stmts;
   sqlite3* db_;
   std::unique_ptr<Stmts> st_;

@@ -1,0 +1,631 @@
+// The `analyze` job: ingest -> classify -> (scan + parse) -> store -> clock -> correlate.
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "faultline/app/app.hpp"
+#include "faultline/classify/classify.hpp"
+#include "faultline/core/rules.hpp"
+#include "faultline/core/sha256.hpp"
+#include "faultline/core/text.hpp"
+#include "faultline/core/time.hpp"
+#include "faultline/parse/clock.hpp"
+#include "faultline/parse/parser.hpp"
+#include "faultline/tag/tag.hpp"
+#include "composite.hpp"
+#include "stats.hpp"
+
+namespace faultline::app {
+
+namespace {
+
+constexpr size_t kHeadBytes = 64 * 1024;
+constexpr size_t kMaxPendingHits = 20000;
+constexpr size_t kMaxAnchorsPerRoot = 8000;
+
+// Streaming zstd compression of a member's text (for --keep-raw), bounded by the compressed size.
+class Compressor {
+ public:
+  Compressor() : cctx_(ZSTD_createCCtx()) { ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1); }
+  ~Compressor() { ZSTD_freeCCtx(cctx_); }
+  Compressor(const Compressor&) = delete;
+  Compressor& operator=(const Compressor&) = delete;
+  void add(std::string_view data, bool end) {
+    ZSTD_inBuffer in{data.data(), data.size(), 0};
+    std::array<char, 1 << 16> buf{};
+    while (true) {
+      ZSTD_outBuffer out{buf.data(), buf.size(), 0};
+      const size_t rem = ZSTD_compressStream2(cctx_, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+      if (ZSTD_isError(rem)) throw std::runtime_error(ZSTD_getErrorName(rem));
+      out_.append(buf.data(), out.pos);
+      if (end ? rem == 0 : in.pos == in.size) break;
+    }
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  ZSTD_CCtx* cctx_;
+  std::string out_;
+};
+
+struct PendingHit {
+  uint32_t sig;
+  uint32_t line;
+  uint64_t offset;
+  std::string text;  // the line, for a generic event when no parser event covers it
+};
+
+// A time that can anchor a clock: a line with both a wall time and an uptime, or with an epoch
+// payload. Year-less ones wait until the host's reference time is known.
+struct Anchor {
+  RawTime t;
+  std::optional<int64_t> epoch_ns;
+};
+
+struct RootInfo {
+  classify::HostHint best;      // strongest name hint
+  std::vector<Anchor> anchors;  // bounded
+  int64_t reference_naive = kNoTime;  // newest fully dated host-local/UTC time seen
+};
+
+std::string captures_json(const std::vector<std::pair<std::string, std::string>>& caps) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : caps) j[k] = text::sanitize_utf8(v);
+  return j.dump();
+}
+
+class Pipeline final : public ingest::Visitor {
+ public:
+  Pipeline(store::Db& db, int64_t bundle, const Options& opts, const classify::Classifier& cls,
+           const tag::Engine* engine, Stats& stats)
+      : db_(db), bundle_(bundle), opts_(opts), cls_(cls), engine_(engine), stats_(stats) {}
+
+  void warning(const Warning& w) override {
+    db_.add_warning(bundle_, w);
+    ++warnings_;
+  }
+
+  void member(const ingest::MemberInfo& info, ingest::MemberReader& reader) override;
+
+  std::map<std::string, RootInfo>& roots() { return roots_; }
+  uint64_t warnings() const { return warnings_; }
+
+ private:
+  class Sink;
+  void flush_pending(Sink& sink, uint32_t before_line);
+
+  store::Db& db_;
+  int64_t bundle_;
+  const Options& opts_;
+  const classify::Classifier& cls_;
+  const tag::Engine* engine_;
+  Stats& stats_;
+  std::map<std::string, RootInfo> roots_;
+  uint64_t warnings_ = 0;
+  uint64_t members_done_ = 0;
+  uint64_t bytes_done_ = 0;
+  std::chrono::steady_clock::time_point last_progress_{};
+};
+
+// Receives the parser's events and facts for one member and writes the rows worth keeping.
+class Pipeline::Sink final : public parse::Sink {
+ public:
+  Sink(Pipeline& p, int64_t member, std::string root, std::string_view kind)
+      : p_(p), member_(member), root_(std::move(root)), kind_(kind) {}
+
+  void event(const Event& e) override {
+    ++parsed_;
+    if (e.time.has_civil()) note_time(e);
+    const uint32_t first = e.line;
+    const uint32_t last = e.line + (e.line_count == 0 ? 0 : e.line_count - 1);
+    // hits on the event's lines
+    auto lo = pending_.lower_bound(first);
+    const bool hit = lo != pending_.end() && lo->first <= last;
+    if (!(hit || e.keep || e.severity >= Severity::warning)) return;
+    const int64_t id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    ++p_.stats_.events;
+    while (lo != pending_.end() && lo->first <= last) {
+      for (const auto& h : lo->second) attach(id, h);
+      lo = pending_.erase(lo);
+    }
+  }
+
+  void fact(const Fact& f) override {
+    p_.db_.add_fact(p_.bundle_, root_, f, member_);
+    ++p_.stats_.facts;
+  }
+
+  void malformed(const parse::LineCtx& /*ctx*/, std::string_view /*why*/) override { ++malformed_; }
+
+  void hit(uint32_t sig, uint32_t line, uint64_t offset, std::string_view text) {
+    auto& v = pending_[line];
+    for (const auto& h : v)
+      if (h.sig == sig) return;
+    v.push_back(PendingHit{sig, line, offset, std::string(text)});
+    ++npending_;
+  }
+
+  // Hits on lines no parser event covered become generic events (one per line).
+  void flush(uint32_t before_line) {
+    for (auto it = pending_.begin(); it != pending_.end() && (it->first < before_line);) {
+      flush_line(it->second);
+      it = pending_.erase(it);
+    }
+  }
+  void flush_all() { flush(UINT32_MAX); }
+  void flush_if_large() {
+    if (npending_ < kMaxPendingHits) return;
+    // keep the newest half: blocks still open in the parser may claim them
+    const uint32_t cut = std::next(pending_.begin(), static_cast<long>(pending_.size() / 2))->first;
+    flush(cut);
+    npending_ = 0;
+    for (const auto& [l, v] : pending_) npending_ += v.size();
+  }
+
+  uint32_t parsed() const { return parsed_; }
+  uint32_t malformed() const { return malformed_; }
+
+ private:
+  void flush_line(const std::vector<PendingHit>& hits) {
+    const PendingHit& first = hits.front();
+    Event e;
+    e.line = first.line;
+    e.offset = first.offset;
+    e.text = first.text;
+    e.message = first.text;
+    Severity sev = Severity::info;
+    for (const auto& h : hits) sev = std::max(sev, p_.engine_->signatures()[h.sig].severity);
+    e.severity = sev;
+    const int64_t id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    ++p_.stats_.events;
+    for (const auto& h : hits) attach(id, h);
+  }
+
+  void attach(int64_t event_id, const PendingHit& h) {
+    const auto& sig = p_.engine_->signatures()[h.sig];
+    p_.db_.add_hit(p_.bundle_, event_id, sig.id, captures_json(p_.engine_->captures(h.sig, h.text)));
+    ++p_.stats_.hits;
+  }
+
+  void note_time(const Event& e) {
+    auto& root = p_.roots_[root_];
+    if (e.time.year >= 2000 && (e.time.clock == Clock::host_local || e.time.clock == Clock::utc)) {
+      const int64_t n = clock::naive_ns(e.time);
+      if (root.reference_naive == kNoTime || n > root.reference_naive) root.reference_naive = n;
+    }
+    if (root.anchors.size() >= kMaxAnchorsPerRoot) return;
+    auto ep = clock::epoch_payload_ns(e.message);
+    if (e.time.has_uptime() || ep) root.anchors.push_back(Anchor{e.time, ep});
+  }
+
+  Pipeline& p_;
+  int64_t member_;
+  std::string root_;
+  std::string_view kind_;
+  std::map<uint32_t, std::vector<PendingHit>> pending_;
+  size_t npending_ = 0;
+  uint32_t parsed_ = 0;
+  uint32_t malformed_ = 0;
+};
+
+void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& reader) {
+  const auto t0 = std::chrono::steady_clock::now();
+  store::MemberRow row;
+  row.path = info.path;
+  const classify::HostHint path_hint = classify::host_from_path(info.path);
+  row.host = path_hint.root;
+  auto& root = roots_[path_hint.root];
+  if (path_hint.strength > root.best.strength) root.best = path_hint;
+
+  const int64_t member_id = db_.add_member(bundle_, row);
+  Sha256 sha;
+  std::unique_ptr<parse::Parser> parser;
+  std::unique_ptr<Sink> sink;
+  std::string whole;           // small members kept whole
+  bool whole_ok = true;
+  std::unique_ptr<Compressor> comp;
+  if (opts_.keep_raw) comp = std::make_unique<Compressor>();
+  bool classified = false;
+
+  ingest::LineChunker chunker(opts_.limits.max_line_bytes);
+  const auto st = chunker.run(reader, [&](std::string_view chunk, uint32_t first_line,
+                                          uint64_t offset) {
+    sha.update(chunk);
+    if (!classified) {
+      classified = true;
+      std::string_view head = chunk.substr(0, kHeadBytes);
+      const auto c = cls_.classify(info.path, head);
+      row.kind = c.kind;
+      row.kind_reason = c.reason;
+      // the name of a compressed single file (syslog.2.gz) is classified by its inner name
+      const auto hint = classify::host_from_content(row.kind, info.path, head);
+      if (hint.strength > root.best.strength) root.best = hint;
+      if (row.kind == "composite")
+        parser = std::make_unique<CompositeParser>(cls_, info.path);
+      else
+        parser = parse::make_parser(row.kind, info.path);
+      sink = std::make_unique<Sink>(*this, member_id, path_hint.root, row.kind);
+      ++stats_.kinds[row.kind];
+    }
+    if (whole_ok) {
+      if (whole.size() + chunk.size() <= opts_.small_member_bytes)
+        whole.append(chunk);
+      else {
+        whole_ok = false;
+        whole.clear();
+        whole.shrink_to_fit();
+      }
+    }
+    if (comp) comp->add(chunk, false);
+    const auto ts = std::chrono::steady_clock::now();
+    if (engine_ != nullptr && row.kind != "binary") {
+      const uint32_t fl = first_line;
+      // map hit end offsets to lines: walk the chunk's line starts once, in order
+      std::vector<tag::Hit> hits;
+      // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
+      const std::string_view scan_kind = row.kind == "text" ? std::string_view() : std::string_view(row.kind);
+      engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { hits.push_back(h); });
+      if (!hits.empty()) {
+        std::sort(hits.begin(), hits.end(),
+                  [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
+        size_t line_start = 0;
+        uint32_t line_no = fl;
+        size_t hi = 0;
+        while (hi < hits.size() && line_start < chunk.size()) {
+          size_t nl = chunk.find('\n', line_start);
+          const size_t line_end = nl == std::string_view::npos ? chunk.size() : nl;
+          while (hi < hits.size() && hits[hi].end <= line_end + 1) {
+            std::string_view line = chunk.substr(line_start, line_end - line_start);
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            sink->hit(hits[hi].signature, line_no, offset + line_start, line);
+            ++hi;
+          }
+          line_start = line_end + 1;
+          ++line_no;
+        }
+      }
+    }
+    const auto tp = std::chrono::steady_clock::now();
+    stats_.tag_s += std::chrono::duration<double>(tp - ts).count();
+    if (parser) {
+      size_t pos = 0;
+      uint32_t line_no = first_line;
+      while (pos < chunk.size()) {
+        const size_t nl = chunk.find('\n', pos);
+        const size_t end = nl == std::string_view::npos ? chunk.size() : nl;
+        std::string_view line = chunk.substr(pos, end - pos);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        parser->line(line, parse::LineCtx{line_no, offset + pos}, *sink);
+        pos = end + 1;
+        ++line_no;
+      }
+      sink->flush_if_large();
+    } else if (sink) {
+      sink->flush_all();  // no parser will claim these lines
+    }
+    stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
+    return true;
+  });
+
+  if (!classified) {
+    // empty member
+    const auto c = cls_.classify(info.path, {});
+    row.kind = c.kind;
+    row.kind_reason = c.reason;
+    ++stats_.kinds[row.kind];
+  }
+  if (parser && sink) parser->finish(*sink);
+  if (sink) sink->flush_all();
+
+  row.size = st.bytes;
+  row.sha256 = sha.hex();
+  row.lines = st.lines;
+  row.long_lines = st.long_lines;
+  row.truncated = reader.truncated();
+  if (st.binary && row.kind != "environ" && row.kind != "proc_cmdline") row.kind = "binary";
+  if (sink) {
+    row.parsed_lines = sink->parsed();
+    row.malformed_lines = sink->malformed();
+  }
+  if (comp) {
+    comp->add({}, true);
+    db_.add_member_text(member_id, comp->take(), "zstd");
+    row.text_stored = "zstd";
+  } else if (whole_ok && row.kind != "binary" && st.bytes > 0) {
+    db_.add_member_text(member_id, whole, "plain");
+    row.text_stored = "whole";
+  }
+  if (st.long_lines > 0)
+    warning(Warning{info.path, std::to_string(st.long_lines) + " line(s) longer than " +
+                                   std::to_string(opts_.limits.max_line_bytes) +
+                                   " bytes were cut at that length"});
+  db_.update_member(member_id, row);
+  ++stats_.members;
+  stats_.bytes += st.bytes;
+  stats_.lines += st.lines;
+  ++members_done_;
+  bytes_done_ += st.bytes;
+  stats_.member_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (opts_.progress) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_progress_ > std::chrono::milliseconds(250)) {
+      last_progress_ = now;
+      std::fprintf(stderr, "\rfaultline: %llu files, %.1f MB read", static_cast<unsigned long long>(members_done_),
+                   static_cast<double>(bytes_done_) / 1e6);
+      std::fflush(stderr);
+    }
+  }
+}
+
+// Reads one column of text from a statement (NULL -> "").
+std::string col_text(sqlite3_stmt* s, int i) {
+  const auto* p = sqlite3_column_text(s, i);
+  return p ? std::string(reinterpret_cast<const char*>(p)) : std::string();
+}
+
+Clock clock_from(std::string_view s) {
+  for (int i = 0; i <= static_cast<int>(Clock::epoch); ++i)
+    if (to_string(static_cast<Clock>(i)) == s) return static_cast<Clock>(i);
+  return Clock::none;
+}
+
+// Gives every host its name and every event its UTC time.
+void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::string, RootInfo>& roots,
+                              const std::string& bundle_name) {
+  sqlite3* h = db.handle();
+  // host names
+  std::set<std::string> used;
+  std::map<std::string, std::string> names;
+  for (auto& [root, info] : roots) {
+    std::string name = info.best.host;
+    std::string source = info.best.source;
+    if (name.empty()) {
+      // fall back to the bundle's name without extensions, then "host"
+      std::string n = root.empty() ? bundle_name : root.substr(root.find_last_of("/!") == std::string::npos ? 0 : root.find_last_of("/!") + 1);
+      for (const char* ext : {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
+        if (n.size() > std::strlen(ext) && n.substr(n.size() - std::strlen(ext)) == ext) {
+          n = n.substr(0, n.size() - std::strlen(ext));
+          break;
+        }
+      name = n.empty() ? "host" : n;
+      source = "default";
+    }
+    std::string unique = name;
+    for (int k = 2; used.count(unique) != 0; ++k) unique = name + "#" + std::to_string(k);
+    used.insert(unique);
+    names[root] = unique;
+    db.add_host(bundle, unique, source);
+  }
+  db.begin();
+  {
+    sqlite3_stmt* s = nullptr;
+    for (const char* table : {"members", "events", "facts"}) {
+      const std::string sql =
+          std::string("UPDATE ") + table + " SET host=?1 WHERE bundle_id=?2 AND host=?3";
+      sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr);
+      for (const auto& [root, name] : names) {
+        sqlite3_bind_text(s, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, bundle);
+        sqlite3_bind_text(s, 3, root.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_step(s);
+        sqlite3_reset(s);
+      }
+      sqlite3_finalize(s);
+    }
+  }
+  // clocks, per host
+  for (const auto& [root, name] : names) {
+    clock::HostInputs in;
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
+                          "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
+                       -1, &s, nullptr);
+    sqlite3_bind_int64(s, 1, bundle);
+    sqlite3_bind_text(s, 2, name.c_str(), -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+      const std::string n = col_text(s, 0), v = col_text(s, 1);
+      if (n == "host.boot_time" && !in.boot_time_ns) {
+        if (auto secs = text::to_int<int64_t>(text::trim(v))) in.boot_time_ns = *secs * 1'000'000'000;
+      } else if (n == "host.timezone" && !in.zone_offset_s) {
+        // "+0800", "CST", "Asia/Shanghai (CST, +0800)"
+        for (auto part : text::split_ws(v)) {
+          std::string p(part);
+          p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == '(' || c == ')' || c == ','; }), p.end());
+          if (auto z = parse_zone(p)) {
+            in.zone_offset_s = *z;
+            if (p[0] == '+' || p[0] == '-') break;
+          }
+        }
+      } else if (n == "host.boot_time_local" && !in.boot_local_naive_ns) {
+        int y, mo, d, hh, mi, ss;
+        if (std::sscanf(v.c_str(), "%d-%d-%d %d:%d:%d", &y, &mo, &d, &hh, &mi, &ss) == 6)
+          in.boot_local_naive_ns = civil_to_ns(y, mo, d, hh, mi, ss, 0);
+      }
+    }
+    sqlite3_finalize(s);
+    if (!in.reference_ns && roots[root].reference_naive != kNoTime)
+      in.reference_ns = roots[root].reference_naive;
+    // anchors: (wall, uptime) pairs and epoch payloads; year-less ones dated from the reference
+    for (const Anchor& an : roots[root].anchors) {
+      if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
+      int year = an.t.year;
+      if (year == 0) {
+        if (!in.reference_ns) continue;
+        year = clock::infer_year(an.t, *in.reference_ns);
+      }
+      const int64_t wall = clock::naive_ns(an.t, year);
+      if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
+      if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
+    }
+    const clock::ClockModel model = clock::fit(in);
+
+    sqlite3_stmt* ins = nullptr;
+    sqlite3_prepare_v2(h, "INSERT INTO clocks(bundle_id,host,clock,offset_ns,method,detail) VALUES(?,?,?,?,?,?)", -1, &ins, nullptr);
+    auto add_clock = [&](const char* c, std::optional<int64_t> off, const std::string& method, const std::string& detail) {
+      sqlite3_bind_int64(ins, 1, bundle);
+      sqlite3_bind_text(ins, 2, name.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(ins, 3, c, -1, SQLITE_STATIC);
+      if (off) sqlite3_bind_int64(ins, 4, *off); else sqlite3_bind_null(ins, 4);
+      sqlite3_bind_text(ins, 5, method.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(ins, 6, detail.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_step(ins);
+      sqlite3_reset(ins);
+    };
+    add_clock("host_local", model.host_local_offset_ns, model.host_local_method, std::string(to_string(model.host_local_quality)));
+    add_clock("uptime", model.boot_ns, model.boot_method.empty() ? "unknown" : model.boot_method, "boot time (UTC ns)");
+    add_clock("device_local", model.device_local_offset_ns, model.device_local_method, "");
+    add_clock("device_syslog", model.device_syslog_offset_ns, model.device_syslog_method, "");
+    sqlite3_finalize(ins);
+
+    sqlite3_stmt* sel = nullptr;
+    sqlite3_stmt* upd = nullptr;
+    sqlite3_prepare_v2(h, "SELECT id, clock, raw_civil_ns, raw_has_year, uptime_ns FROM events WHERE bundle_id=? AND host=?", -1, &sel, nullptr);
+    sqlite3_prepare_v2(h, "UPDATE events SET time_ns=?, time_quality=? WHERE id=?", -1, &upd, nullptr);
+    sqlite3_bind_int64(sel, 1, bundle);
+    sqlite3_bind_text(sel, 2, name.c_str(), -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(sel) == SQLITE_ROW) {
+      RawTime t;
+      t.clock = clock_from(col_text(sel, 1));
+      if (sqlite3_column_type(sel, 2) != SQLITE_NULL) {
+        const Civil c = ns_to_civil(sqlite3_column_int64(sel, 2));
+        t.year = sqlite3_column_int(sel, 3) != 0 ? c.year : 0;
+        t.month = c.month;
+        t.day = c.day;
+        t.hour = c.hour;
+        t.minute = c.minute;
+        t.second = c.second;
+        t.nanos = c.nanos;
+      }
+      if (sqlite3_column_type(sel, 4) != SQLITE_NULL) t.uptime_ns = sqlite3_column_int64(sel, 4);
+      const auto r = clock::resolve(model, t);
+      if (r.ns == kNoTime) sqlite3_bind_null(upd, 1); else sqlite3_bind_int64(upd, 1, r.ns);
+      const auto q = to_string(r.quality);
+      sqlite3_bind_text(upd, 2, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(upd, 3, sqlite3_column_int64(sel, 0));
+      sqlite3_step(upd);
+      sqlite3_reset(upd);
+    }
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+  }
+  db.commit();
+}
+
+std::string options_json(const Options& o) {
+  nlohmann::json j;
+  j["keep_raw"] = o.keep_raw;
+  j["small_member_bytes"] = o.small_member_bytes;
+  j["limits"] = {{"max_depth", o.limits.max_depth},
+                 {"max_members", o.limits.max_members},
+                 {"max_member_bytes", o.limits.max_member_bytes},
+                 {"max_total_bytes", o.limits.max_total_bytes},
+                 {"max_ratio", o.limits.max_ratio},
+                 {"max_line_bytes", o.limits.max_line_bytes}};
+  return j.dump();
+}
+
+}  // namespace
+
+std::vector<RuleFile> Rules::correlate_files() const {
+  auto d = rules_under(files, "diagnoses/");
+  auto c = rules_under(files, "compat/");
+  d.insert(d.end(), c.begin(), c.end());
+  return d;
+}
+
+Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
+  Rules r;
+  r.files = merged_rules(dirs);
+  std::vector<std::vector<RuleFile>> roots;
+  roots.push_back(rules_under(embedded_rules(), "signatures/"));
+  for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+  r.signatures = tag::load_signature_roots(roots);
+  return r;
+}
+
+std::filesystem::path default_cache_dir() {
+  if (const char* x = std::getenv("FAULTLINE_CACHE_DIR"); x && *x) return x;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "faultline";
+  if (const char* hm = std::getenv("HOME"); hm && *hm) return std::filesystem::path(hm) / ".cache" / "faultline";
+  return {};
+}
+
+Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+  Outcome out;
+  Stats stats;
+  const auto t_start = std::chrono::steady_clock::now();
+  const double cpu_start = cpu_seconds();
+
+  std::error_code ec;
+  if (!std::filesystem::exists(bundle, ec)) {
+    out.exit_code = 3;
+    out.error = bundle.string() + ": no such file or directory";
+    return out;
+  }
+  const Rules loaded = load_rules(opts.rule_dirs);
+  const auto& rules = loaded.files;
+  const classify::Classifier cls(rules_under(rules, "classify/"));
+  const tag::RuleSet& ruleset = loaded.signatures;
+  if (!ruleset.errors.empty()) {
+    std::string msg = "rule errors:";
+    for (const auto& e : ruleset.errors) msg += "\n  " + e;
+    throw std::runtime_error(msg);
+  }
+  std::string err;
+  const auto t_rules = std::chrono::steady_clock::now();
+  std::unique_ptr<tag::Engine> engine;
+  if (!ruleset.signatures.empty()) {
+    std::filesystem::path cache = opts.cache_dir;
+    if (!cache.empty()) std::filesystem::create_directories(cache, ec);
+    if (ec) cache.clear();
+    engine = tag::Engine::build(ruleset, cache, &err);
+    if (!engine) throw std::runtime_error(err);
+  }
+  stats.rules_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_rules).count();
+
+  store::BundleInfo info;
+  info.path = bundle.string();
+  info.name = bundle.filename().string();
+  if (info.name.empty()) info.name = bundle.parent_path().filename().string();
+  info.options_json = options_json(opts);
+  const int64_t bundle_id = db.begin_bundle(info);
+  out.bundle_id = bundle_id;
+
+  Pipeline pipe(db, bundle_id, opts, cls, engine.get(), stats);
+  const auto t_ingest = std::chrono::steady_clock::now();
+  out.ingest = ingest::walk(bundle, opts.limits, pipe);
+  if (opts.progress) std::fputs("\n", stderr);
+  stats.ingest_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ingest).count();
+  if (out.ingest.status == ingest::Status::unreadable) {
+    db.mark_failed(bundle_id, out.ingest.message);
+    out.exit_code = 3;
+    out.error = out.ingest.message;
+    return out;
+  }
+  const auto t_clock = std::chrono::steady_clock::now();
+  db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
+  resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
+  stats.store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_clock).count();
+
+  const auto t_corr = std::chrono::steady_clock::now();
+  out.summary = correlate::run(db.handle(), bundle_id, loaded.correlate_files());
+  stats.correlate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_corr).count();
+  db.mark_complete(bundle_id);
+  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  stats.cpu_s = cpu_seconds() - cpu_start;
+  if (opts.stats) print_stats(stats, out.ingest);
+  return out;
+}
+
+}  // namespace faultline::app

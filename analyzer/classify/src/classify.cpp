@@ -1,0 +1,199 @@
+#include "faultline/classify/classify.hpp"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <yaml-cpp/yaml.h>
+
+#include <stdexcept>
+
+#include "faultline/core/text.hpp"
+
+namespace faultline::classify {
+
+namespace {
+
+// A compiled PCRE2 pattern with its own match data; matching is bounded by match/depth limits.
+class Regex {
+ public:
+  Regex(const std::string& pattern, const std::string& where) {
+    int err = 0;
+    PCRE2_SIZE off = 0;
+    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                          PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, nullptr);
+    if (code_ == nullptr) {
+      PCRE2_UCHAR msg[256];
+      pcre2_get_error_message(err, msg, sizeof msg);
+      throw std::runtime_error(where + ": bad pattern '" + pattern + "' at offset " +
+                               std::to_string(off) + ": " + reinterpret_cast<const char*>(msg));
+    }
+    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
+    md_ = pcre2_match_data_create_from_pattern(code_, nullptr);
+    ctx_ = pcre2_match_context_create(nullptr);
+    pcre2_set_match_limit(ctx_, 100000);
+    pcre2_set_depth_limit(ctx_, 1000);
+  }
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
+  Regex(Regex&& o) noexcept : code_(o.code_), md_(o.md_), ctx_(o.ctx_) {
+    o.code_ = nullptr;
+    o.md_ = nullptr;
+    o.ctx_ = nullptr;
+  }
+  ~Regex() {
+    if (md_) pcre2_match_data_free(md_);
+    if (ctx_) pcre2_match_context_free(ctx_);
+    if (code_) pcre2_code_free(code_);
+  }
+  bool search(std::string_view s) const {
+    const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md_,
+                               ctx_);
+    return rc >= 0;
+  }
+
+ private:
+  pcre2_code* code_ = nullptr;
+  pcre2_match_data* md_ = nullptr;
+  pcre2_match_context* ctx_ = nullptr;
+};
+
+struct ContentRule {
+  Regex re;
+  bool most = false;
+};
+
+struct Kind {
+  std::string id, description;
+  std::vector<Regex> paths;
+  std::vector<ContentRule> content;
+  bool path_only = false;
+  bool path_wins = false;  // a path match decides, whatever the content
+};
+
+constexpr size_t kHeadLines = 40;
+
+std::vector<std::string_view> head_lines(std::string_view head) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  while (pos < head.size() && out.size() < kHeadLines) {
+    size_t end = head.find('\n', pos);
+    const bool last = end == std::string_view::npos;
+    if (last) end = head.size();
+    std::string_view line = text::rtrim(head.substr(pos, end - pos));
+    // the last line of the head may be cut in the middle: use it only when the head ended there
+    if (!text::trim(line).empty() && (!last || head.size() < 65536)) out.push_back(line);
+    if (last) break;
+    pos = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct Classifier::Impl {
+  std::vector<Kind> kinds;
+};
+
+Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
+    : impl_(std::make_unique<Impl>()) {
+  for (const auto& f : classify_rules) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(f.text);
+    } catch (const YAML::Exception& e) {
+      throw std::runtime_error(f.path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    }
+    const auto list = root["kinds"];
+    if (!list || !list.IsSequence()) throw std::runtime_error(f.path + ": no 'kinds' list");
+    for (const auto& k : list) {
+      Kind kind;
+      kind.id = k["id"].as<std::string>("");
+      if (kind.id.empty())
+        throw std::runtime_error(f.path + ":" + std::to_string(k.Mark().line + 1) +
+                                 ": kind without id");
+      const std::string where = f.path + ": kind " + kind.id;
+      kind.description = k["description"].as<std::string>("");
+      kind.path_only = k["path_only"].as<bool>(false);
+      kind.path_wins = k["path_wins"].as<bool>(false);
+      if (const auto p = k["path"]; p && p.IsSequence())
+        for (const auto& s : p) kind.paths.emplace_back(s.as<std::string>(), where);
+      if (const auto c = k["content"]; c && c.IsSequence())
+        for (const auto& r : c) {
+          const std::string need = r["need"].as<std::string>("any");
+          if (need != "any" && need != "most")
+            throw std::runtime_error(where + ": need must be 'any' or 'most'");
+          kind.content.push_back(ContentRule{Regex(r["pattern"].as<std::string>(), where),
+                                             need == "most"});
+        }
+      // a later file replaces a kind of the same id
+      bool replaced = false;
+      for (auto& existing : impl_->kinds)
+        if (existing.id == kind.id) {
+          existing = std::move(kind);
+          replaced = true;
+          break;
+        }
+      if (!replaced) impl_->kinds.push_back(std::move(kind));
+    }
+  }
+}
+
+Classifier::~Classifier() = default;
+
+Classification Classifier::classify(std::string_view path, std::string_view head) const {
+  const bool binary = head.substr(0, 65536).find('\0') != std::string_view::npos;
+  if (binary) {
+    // NUL-separated text files: environ and cmdline
+    for (const auto& k : impl_->kinds)
+      if (k.id == "environ" || k.id == "proc_cmdline")
+        for (const auto& re : k.paths)
+          if (re.search(path)) return {k.id, "path"};
+    return {"binary", "content"};
+  }
+  const auto lines = head_lines(head);
+  int best = 0;
+  const Kind* best_kind = nullptr;
+  for (const auto& k : impl_->kinds) {
+    bool path_hit = false;
+    for (const auto& re : k.paths)
+      if (re.search(path)) {
+        path_hit = true;
+        break;
+      }
+    bool content_hit = false;
+    for (const auto& rule : k.content) {
+      size_t n = 0;
+      for (auto l : lines)
+        if (rule.re.search(l)) {
+          ++n;
+          if (!rule.most) break;
+        }
+      if (rule.most ? (n * 2 >= lines.size() && n > 0) : n > 0) {
+        content_hit = true;
+        break;
+      }
+    }
+    int score = 0;
+    if (path_hit && k.path_wins)
+      score = 4;
+    else if (path_hit && content_hit)
+      score = 3;
+    else if (content_hit)
+      score = 2;
+    else if (path_hit && (k.path_only || k.content.empty() || lines.empty()))
+      score = 1;
+    if (score > best) {
+      best = score;
+      best_kind = &k;
+    }
+  }
+  if (best_kind == nullptr) return {"text", "fallback"};
+  return {best_kind->id, best >= 3 ? "path+content" : best == 2 ? "content" : "path"};
+}
+
+std::vector<std::pair<std::string, std::string>> Classifier::kinds() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : impl_->kinds) out.emplace_back(k.id, k.description);
+  return out;
+}
+
+}  // namespace faultline::classify

@@ -1,0 +1,83 @@
+// The CLI's commands: option declarations and the functions that run them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "faultline/app/app.hpp"
+
+namespace faultline::cli {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CommonOptions {
+  std::vector<std::string> rule_dirs;
+  std::string cache_dir;
+  bool no_cache = false;
+};
+
+struct AnalyzeArgs {
+  std::string bundle;
+  std::string db;
+  std::string format = "md";
+  std::string output;
+  std::string fail_on;
+  bool keep_raw = false;
+  bool stats = false;
+  bool quiet = false;
+  uint32_t max_depth = 4;
+  uint64_t max_members = 500'000;
+  std::string max_member_size = "4G";
+  std::string max_total_size = "64G";
+  uint64_t max_ratio = 1000;
+  std::string max_line_length = "1M";
+  std::string small_member_size = "256K";
+};
+
+struct FleetArgs {
+  std::vector<std::string> inputs;
+  std::string db;
+  std::string format = "md";
+  std::string output;
+  std::string fail_on;
+  unsigned jobs = 0;
+  bool stats = false;
+};
+
+struct ReportArgs {
+  std::string db;
+  std::string format = "md";
+  std::string output;
+  std::string bundle;  // id or sha256 prefix; default: every complete bundle
+};
+
+struct RulesArgs {
+  std::vector<std::string> rule_dirs;
+  std::string import_file;
+  std::string family;
+  std::string output;
+  std::string cache_dir;
+};
+
+void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c);
+void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c);
+void add_report_options(CLI::App& cmd, ReportArgs& a);
+void add_rules_options(CLI::App& cmd, RulesArgs& a);
+
+int run_analyze(const AnalyzeArgs& a, const CommonOptions& c);
+int run_fleet(const FleetArgs& a, const CommonOptions& c);
+int run_report(const ReportArgs& a);
+int run_rules(CLI::App& cmd, const RulesArgs& a);
+
+// "64K", "4M", "2G", "123" -> bytes; throws UsageError naming the option.
+uint64_t parse_size(const std::string& s, const char* option);
+
+// Writes text to the file (or stdout when path is empty). Throws on failure.
+void write_output(const std::string& path, const std::string& text);
+
+}  // namespace faultline::cli

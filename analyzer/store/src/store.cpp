@@ -1,0 +1,348 @@
+#include "faultline/store/store.hpp"
+
+#include <sqlite3.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+#include "faultline/core/text.hpp"
+#include "faultline/core/time.hpp"
+
+namespace faultline::store {
+
+namespace detail {
+const std::vector<std::pair<std::string, std::string>>& schema_files();
+}
+
+namespace {
+
+// Migrations are schema/NNN_<what>.sql; the number is the version the file brings the schema to.
+std::vector<std::pair<int, const std::string*>> migrations() {
+  std::vector<std::pair<int, const std::string*>> out;
+  for (const auto& [name, sql] : detail::schema_files()) {
+    if (name.size() < 4 || name[3] != '_') continue;
+    const auto v = text::to_int<int>(std::string_view(name).substr(0, 3));
+    if (v) out.emplace_back(*v, &sql);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const std::string& index_sql() {
+  static const std::string empty;
+  for (const auto& [name, sql] : detail::schema_files())
+    if (name == "indexes.sql") return sql;
+  return empty;
+}
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s_, nullptr) != SQLITE_OK)
+      throw StoreError(std::string("prepare failed: ") + sqlite3_errmsg(db) + " in: " + sql);
+  }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  Stmt& bind(int i, std::string_view v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind_text_utf8(int i, std::string_view v) {
+    if (text::valid_utf8(v)) return bind(i, v);
+    const std::string fixed = text::sanitize_utf8(v);
+    sqlite3_bind_text(s_, i, fixed.data(), static_cast<int>(fixed.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind_blob(int i, std::string_view v) {
+    sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& null(int i) {
+    sqlite3_bind_null(s_, i);
+    return *this;
+  }
+  void run() {
+    const int rc = sqlite3_step(s_);
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+      throw StoreError(std::string("write failed: ") + sqlite3_errmsg(db_));
+  }
+  int64_t insert() {
+    run();
+    return sqlite3_last_insert_rowid(db_);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* s_ = nullptr;
+};
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+struct Db::Stmts {
+  explicit Stmts(sqlite3* db)
+      : member(db,
+               "INSERT INTO members(bundle_id,path,kind,kind_reason,host,size,sha256,lines,"
+               "parsed_lines,malformed_lines,long_lines,truncated,text_stored) "
+               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        member_update(db,
+                      "UPDATE members SET kind=?,kind_reason=?,host=?,size=?,sha256=?,lines=?,"
+                      "parsed_lines=?,malformed_lines=?,long_lines=?,truncated=?,text_stored=? "
+                      "WHERE id=?"),
+        text(db, "INSERT OR REPLACE INTO member_text(member_id,encoding,data) VALUES(?,?,?)"),
+        event(db,
+              "INSERT INTO events(bundle_id,member_id,host,line,line_count,offset,time_ns,"
+              "time_quality,clock,raw_civil_ns,raw_has_year,uptime_ns,severity,sev_rank,module,"
+              "process,pid,tid,device,rank,message,text) "
+              "VALUES(?,?,?,?,?,?,NULL,'unknown',?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        hit(db, "INSERT INTO hits(bundle_id,event_id,signature,captures) VALUES(?,?,?,?)"),
+        fact(db,
+             "INSERT INTO facts(bundle_id,host,name,value,member_id,line) VALUES(?,?,?,?,?,?)"),
+        warning(db, "INSERT INTO warnings(bundle_id,member,message) VALUES(?,?,?)"),
+        host(db, "INSERT OR IGNORE INTO hosts(bundle_id,name,source) VALUES(?,?,?)") {}
+  Stmt member, member_update, text, event, hit, fact, warning, host;
+};
+
+int schema_version() {
+  const auto m = migrations();
+  return m.empty() ? 0 : m.back().first;
+}
+
+Db::Db(sqlite3* db) : db_(db) {}
+
+Db::~Db() {
+  st_.reset();
+  if (db_) {
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+  }
+}
+
+void Db::exec(std::string_view sql) {
+  char* err = nullptr;
+  const std::string s(sql);
+  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw StoreError("database error: " + msg);
+  }
+}
+
+void Db::begin() { exec("BEGIN IMMEDIATE"); }
+void Db::commit() { exec("COMMIT"); }
+
+std::unique_ptr<Db> Db::open(const std::filesystem::path& path) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.string().c_str(), &raw,
+                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = raw ? sqlite3_errmsg(raw) : "out of memory";
+    sqlite3_close(raw);
+    throw StoreError(path.string() + ": cannot open database: " + msg);
+  }
+  std::unique_ptr<Db> db(new Db(raw));
+  sqlite3_busy_timeout(raw, 10000);
+  try {
+    db->exec("PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    int version = 0;
+    {
+      sqlite3_stmt* s = nullptr;
+      sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &s, nullptr);
+      if (sqlite3_step(s) == SQLITE_ROW) version = sqlite3_column_int(s, 0);
+      sqlite3_finalize(s);
+    }
+    if (version > schema_version())
+      throw StoreError(path.string() + ": database schema version " + std::to_string(version) +
+                       " is newer than this faultline (" + std::to_string(schema_version()) + ")");
+    for (const auto& [v, sql] : migrations()) {
+      if (v <= version) continue;
+      db->exec("BEGIN");
+      db->exec(*sql);
+      db->exec("PRAGMA user_version=" + std::to_string(v));
+      db->exec("COMMIT");
+    }
+    db->exec(index_sql());
+    db->st_ = std::make_unique<Stmts>(raw);
+  } catch (const StoreError& e) {
+    throw StoreError(std::string(e.what()).find(path.string()) == 0
+                         ? e.what()
+                         : path.string() + ": " + e.what());
+  }
+  return db;
+}
+
+int64_t Db::begin_bundle(const BundleInfo& info) {
+  // Indexes slow the bulk load down by half: drop them, rebuild after the load.
+  exec(
+      "DROP INDEX IF EXISTS idx_events_bundle_time; DROP INDEX IF EXISTS idx_events_member;"
+      "DROP INDEX IF EXISTS idx_hits_signature; DROP INDEX IF EXISTS idx_hits_event;"
+      "DROP INDEX IF EXISTS idx_facts_name;");
+  begin();
+  Stmt s(db_,
+         "INSERT INTO bundles(path,name,sha256,size,read_at,status,options) "
+         "VALUES(?,?,?,0,?,'running',?)");
+  // a unique placeholder until the bundle's sha256 is known at the end of the load
+  const std::string pending = "pending:" + std::to_string(std::time(nullptr)) + ":" +
+                              std::to_string(reinterpret_cast<uintptr_t>(this)) + ":" + info.path;
+  return s.bind_text_utf8(1, info.path)
+      .bind_text_utf8(2, info.name)
+      .bind(3, pending)
+      .bind(4, now_utc())
+      .bind(5, info.options_json)
+      .insert();
+}
+
+int64_t Db::add_member(int64_t bundle, const MemberRow& m) {
+  return st_->member.bind(1, bundle)
+      .bind_text_utf8(2, m.path)
+      .bind(3, m.kind)
+      .bind(4, m.kind_reason)
+      .bind_text_utf8(5, m.host)
+      .bind(6, static_cast<int64_t>(m.size))
+      .bind(7, m.sha256)
+      .bind(8, int64_t{m.lines})
+      .bind(9, int64_t{m.parsed_lines})
+      .bind(10, int64_t{m.malformed_lines})
+      .bind(11, int64_t{m.long_lines})
+      .bind(12, int64_t{m.truncated ? 1 : 0})
+      .bind(13, m.text_stored)
+      .insert();
+}
+
+void Db::update_member(int64_t member, const MemberRow& m) {
+  st_->member_update.bind(1, m.kind)
+      .bind(2, m.kind_reason)
+      .bind_text_utf8(3, m.host)
+      .bind(4, static_cast<int64_t>(m.size))
+      .bind(5, m.sha256)
+      .bind(6, int64_t{m.lines})
+      .bind(7, int64_t{m.parsed_lines})
+      .bind(8, int64_t{m.malformed_lines})
+      .bind(9, int64_t{m.long_lines})
+      .bind(10, int64_t{m.truncated ? 1 : 0})
+      .bind(11, m.text_stored)
+      .bind(12, member)
+      .run();
+}
+
+void Db::add_member_text(int64_t member, std::string_view data, std::string_view encoding) {
+  st_->text.bind(1, member).bind(2, encoding).bind_blob(3, data).run();
+}
+
+int64_t Db::add_event(int64_t bundle, int64_t member, std::string_view host, const Event& e) {
+  auto& s = st_->event;
+  s.bind(1, bundle).bind(2, member).bind_text_utf8(3, host);
+  s.bind(4, int64_t{e.line}).bind(5, int64_t{e.line_count}).bind(6, static_cast<int64_t>(e.offset));
+  s.bind(7, to_string(e.time.clock));
+  if (e.time.has_civil()) {
+    const int year = e.time.year == 0 ? 2000 : e.time.year;
+    s.bind(8, civil_ns(year, e.time));
+    s.bind(9, int64_t{e.time.year == 0 ? 0 : 1});
+  } else {
+    s.null(8).bind(9, int64_t{1});
+  }
+  if (e.time.has_uptime())
+    s.bind(10, e.time.uptime_ns);
+  else
+    s.null(10);
+  s.bind(11, to_string(e.severity)).bind(12, static_cast<int64_t>(e.severity));
+  if (e.module.empty()) s.null(13); else s.bind_text_utf8(13, e.module);
+  if (e.process.empty()) s.null(14); else s.bind_text_utf8(14, e.process);
+  if (e.pid >= 0) s.bind(15, e.pid); else s.null(15);
+  if (e.tid >= 0) s.bind(16, e.tid); else s.null(16);
+  if (e.device >= 0) s.bind(17, int64_t{e.device}); else s.null(17);
+  if (e.rank >= 0) s.bind(18, int64_t{e.rank}); else s.null(18);
+  s.bind_text_utf8(19, e.message.empty() ? e.text : e.message);
+  s.bind_text_utf8(20, e.text);
+  return s.insert();
+}
+
+int64_t Db::civil_ns(int year, const RawTime& t) {
+  return civil_to_ns(year, t.month, t.day, t.hour, t.minute, t.second, t.nanos);
+}
+
+void Db::add_hit(int64_t bundle, int64_t event, std::string_view signature,
+                 std::string_view captures_json) {
+  st_->hit.bind(1, bundle).bind(2, event).bind(3, signature).bind_text_utf8(4, captures_json).run();
+}
+
+void Db::add_fact(int64_t bundle, std::string_view host, const Fact& f, int64_t member) {
+  auto& s = st_->fact;
+  s.bind(1, bundle).bind_text_utf8(2, host).bind_text_utf8(3, f.name).bind_text_utf8(4, f.value);
+  if (member > 0) s.bind(5, member); else s.null(5);
+  s.bind(6, int64_t{f.line}).run();
+}
+
+void Db::add_warning(int64_t bundle, const Warning& w) {
+  st_->warning.bind(1, bundle).bind_text_utf8(2, w.member).bind_text_utf8(3, w.message).run();
+}
+
+void Db::add_host(int64_t bundle, std::string_view name, std::string_view source) {
+  st_->host.bind(1, bundle).bind_text_utf8(2, name).bind(3, source).run();
+}
+
+void Db::finish_load(int64_t bundle, std::string_view sha256, uint64_t size, uint64_t files,
+                     uint64_t bytes) {
+  {
+    Stmt upd(db_, "UPDATE bundles SET size=?, files=?, bytes=? WHERE id=?");
+    upd.bind(1, static_cast<int64_t>(size))
+        .bind(2, static_cast<int64_t>(files))
+        .bind(3, static_cast<int64_t>(bytes))
+        .bind(4, bundle)
+        .run();
+  }
+  commit();
+  // indexes first: the cascade below needs the child-side indexes to stay linear
+  exec(index_sql());
+  begin();
+  {
+    // the same bundle analysed before: its rows are replaced by this load
+    Stmt del(db_, "DELETE FROM bundles WHERE sha256=? AND id<>?");
+    del.bind(1, sha256).bind(2, bundle).run();
+    Stmt upd(db_, "UPDATE bundles SET sha256=? WHERE id=?");
+    upd.bind(1, sha256).bind(2, bundle).run();
+  }
+  commit();
+}
+
+void Db::mark_complete(int64_t bundle) {
+  Stmt s(db_, "UPDATE bundles SET status='complete' WHERE id=?");
+  s.bind(1, bundle).run();
+}
+
+void Db::mark_failed(int64_t bundle, std::string_view why) {
+  if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  Stmt s(db_, "UPDATE bundles SET status=? WHERE id=?");
+  s.bind_text_utf8(1, "failed: " + std::string(why)).bind(2, bundle).run();
+}
+
+std::vector<int64_t> bundle_ids(sqlite3* db, bool all) {
+  std::vector<int64_t> out;
+  sqlite3_stmt* s = nullptr;
+  const char* sql = all ? "SELECT id FROM bundles ORDER BY id"
+                        : "SELECT id FROM bundles WHERE status='complete' ORDER BY id";
+  if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) return out;
+  while (sqlite3_step(s) == SQLITE_ROW) out.push_back(sqlite3_column_int64(s, 0));
+  sqlite3_finalize(s);
+  return out;
+}
+
+}  // namespace faultline::store

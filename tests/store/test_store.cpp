@@ -1,0 +1,145 @@
+// store: schema version, bulk load, replacement on re-analysis, incomplete runs stay visible.
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "faultline/store/store.hpp"
+
+using namespace faultline;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_db(const char* name) {
+  const fs::path p = fs::temp_directory_path() / (std::string("faultline-test-") + name + "-" +
+                                                  std::to_string(::getpid()) + ".db");
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
+  return p;
+}
+
+int64_t count(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
+  int64_t n = -1;
+  if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return n;
+}
+
+// Loads a tiny bundle with one member, one event with a hit, and one fact.
+int64_t load(store::Db& db, const std::string& sha) {
+  const int64_t b = db.begin_bundle({"/data/node07.tar.zst", "node07.tar.zst", "{}"});
+  store::MemberRow m;
+  m.path = "asys_output_20250508095626087/dfx/log/host/cann/debug/plog/plog-155320_20250508095618528.log";
+  m.kind = "plog";
+  m.kind_reason = "path+content";
+  m.host = "";
+  m.sha256 = std::string(64, 'a');
+  const int64_t mid = db.add_member(b, m);
+  Event e;
+  e.line = 1;
+  e.severity = Severity::error;
+  e.module = "RUNTIME";
+  e.pid = 155320;
+  e.time.clock = Clock::host_local;
+  e.time.year = 2025;
+  e.time.month = 5;
+  e.time.day = 8;
+  e.time.hour = 9;
+  e.time.minute = 56;
+  e.time.second = 18;
+  e.time.nanos = 522534000;
+  e.text =
+      "[ERROR] RUNTIME(155320,python3):2025-05-08-09:56:18.522.534 [stars_engine.cc:1553]155320 "
+      "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2, task_id=1, "
+      "sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0";
+  const int64_t ev = db.add_event(b, mid, "", e);
+  db.add_hit(b, ev, "runtime.task_run_failed", R"({"stream_id":"2","task_id":"1"})");
+  db.add_fact(b, "", Fact{"driver.version.loaded", "24.1.rc3", 2}, mid);
+  db.add_warning(b, Warning{"x/../../etc/passwd", "path leaves the bundle: skipped"});
+  db.finish_load(b, sha, 1000, 1, 500);
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a new database gets the current schema version") {
+  const auto p = temp_db("version");
+  {
+    auto db = store::Db::open(p);
+    CHECK(count(db->handle(), "PRAGMA user_version") == store::schema_version());
+    CHECK(store::schema_version() >= 1);
+  }
+  // reopening applies nothing and keeps the version
+  auto db = store::Db::open(p);
+  CHECK(count(db->handle(), "PRAGMA user_version") == store::schema_version());
+}
+
+TEST_CASE("a database from a newer faultline is refused with a message naming the file") {
+  const auto p = temp_db("newer");
+  {
+    auto db = store::Db::open(p);
+    db->exec("PRAGMA user_version=999");
+  }
+  try {
+    store::Db::open(p);
+    FAIL("expected an error");
+  } catch (const store::StoreError& e) {
+    CHECK(std::string(e.what()).find(p.string()) != std::string::npos);
+    CHECK(std::string(e.what()).find("newer") != std::string::npos);
+  }
+}
+
+TEST_CASE("analysing the same bundle again replaces its rows") {
+  const auto p = temp_db("replace");
+  auto db = store::Db::open(p);
+  const int64_t b1 = load(*db, std::string(64, 'f'));
+  db->mark_complete(b1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM events") == 1);
+  const int64_t b2 = load(*db, std::string(64, 'f'));
+  db->mark_complete(b2);
+  CHECK(b2 != b1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM bundles") == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM members") == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM events") == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM hits") == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM facts") == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM warnings") == 1);
+  // a different bundle is added next to it
+  const int64_t b3 = load(*db, std::string(64, 'e'));
+  db->mark_complete(b3);
+  CHECK(count(db->handle(), "SELECT count(*) FROM bundles") == 2);
+  CHECK(store::bundle_ids(db->handle()).size() == 2);
+  // indexes exist after the load
+  CHECK(count(db->handle(), "SELECT count(*) FROM sqlite_master WHERE type='index' AND name='idx_events_bundle_time'") == 1);
+}
+
+TEST_CASE("an analysis that did not reach the end is not reported as complete") {
+  const auto p = temp_db("incomplete");
+  {
+    auto db = store::Db::open(p);
+    const int64_t b = load(*db, std::string(64, 'c'));
+    (void)b;  // loaded but never marked complete (e.g. killed during correlation)
+  }
+  {
+    // killed in the middle of the bulk load: the transaction never commits
+    auto db = store::Db::open(p);
+    db->begin_bundle({"/data/other.tar", "other.tar", "{}"});
+    // the Db goes away without finish_load: its transaction is rolled back
+  }
+  auto db = store::Db::open(p);
+  CHECK(store::bundle_ids(db->handle(), false).empty());
+  CHECK(store::bundle_ids(db->handle(), true).size() == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM bundles WHERE status='running'") == 1);
+}
+
+TEST_CASE("times are stored as printed, with the clock they were printed in") {
+  const auto p = temp_db("times");
+  auto db = store::Db::open(p);
+  const int64_t b = load(*db, std::string(64, 'd'));
+  db->mark_complete(b);
+  // 2025-05-08 09:56:18.522534 read as UTC
+  CHECK(count(db->handle(), "SELECT raw_civil_ns FROM events") == 1746698178522534000LL);
+  CHECK(count(db->handle(), "SELECT count(*) FROM events WHERE clock='host_local' AND time_quality='unknown'") == 1);
+}
