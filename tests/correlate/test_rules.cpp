@@ -249,6 +249,15 @@ TEST_CASE("condition types in isolation", "[rules][conditions]") {
     CHECK(fires("  compare: {left: driver.version.installed, op: ne, right: driver.version.installed, as: version}\n"));
     CHECK(!fires("  compare: {left: driver.version.installed, op: eq, right: driver.version.installed, as: version}\n"));
   }
+  SECTION("cite: false counts without listing rows") {
+    faultline::correlate::run(db.handle(), b,
+                              pack("test.c", "  all:\n    - fact: npu.count\n      cite: false\n    - fact: sysctl.vm.max_map_count\n"));
+    const auto f = findings(db.handle(), b);
+    REQUIRE(f.size() == 1);
+    const auto ev = evidence(db.handle(), f[0].id);
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].fact == "sysctl.vm.max_map_count");
+  }
   SECTION("one hit before another") {
     auto m = db.member("plog.log", "plog", "n1",
                        {"[ERROR] RUNTIME(31337,python3):2026-03-12-10:14:07.118.245 [stream.cc:1402]31420 "
