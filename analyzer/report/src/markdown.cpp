@@ -125,6 +125,18 @@ std::string render_md(const Report& r) {
   }
   if (m == 0) o << "None observed.\n\n";
 
+  o << "## Other error signatures\n\n";
+  if (r.unclassified.empty()) {
+    o << "None: every error-level signature hit is cited by a finding.\n\n";
+  } else {
+    o << "Error-level lines that matched a signature but no diagnosis (not cited above):\n\n"
+      << "| signature | lines | first seen | host | file:line |\n|---|---|---|---|---|\n";
+    for (const auto& u : r.unclassified)
+      o << "| " << code(u.signature) << " | " << u.count << " | " << (u.time_ns ? fmt_time(u.time_ns) : "–")
+        << " | " << cell(u.host) << " | " << code(cell(loc(u.file, u.line), 200)) << " |\n";
+    o << "\n";
+  }
+
   o << "## Versions\n\n";
   std::map<std::string, std::map<std::string, std::set<std::string>>> vals;  // name -> host -> values
   for (const auto& f : r.facts) vals[f.name][f.host].insert(f.value);

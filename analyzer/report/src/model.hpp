@@ -48,6 +48,14 @@ struct MemberIssue {
   int64_t long_lines = 0, malformed_lines = 0;
 };
 
+// Error-level signature hits that no finding cites (never hidden: they are what a future
+// diagnosis or a human looks at next).
+struct Unclassified {
+  std::string signature, host, file;
+  int64_t count = 0, line = 0;
+  std::optional<int64_t> time_ns;  // of the earliest hit
+};
+
 struct Report {
   int64_t bundle_id = 0;
   std::string path, name, sha256, status;
@@ -58,6 +66,7 @@ struct Report {
   std::vector<FactR> facts;
   std::vector<WarningR> warnings;
   std::vector<MemberIssue> issues;
+  std::vector<Unclassified> unclassified;  // by signature
 };
 
 // Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.
