@@ -28,7 +28,7 @@ namespace {
 
 // Documented peak RSS bound of one `faultline analyze` (docs/fuzzing.md). Not checked in
 // sanitizer builds: ASan's shadow memory and quarantine make RSS meaningless there.
-constexpr long kPeakRssBoundKiB = 512 * 1024;
+constexpr long kPeakRssBoundKiB = 256 * 1024;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kAsan = true;
