@@ -1,5 +1,7 @@
 #!/bin/sh
-# Runs one libFuzzer harness for a while, at the lowest CPU priority (docs/fuzzing.md).
+# Runs one libFuzzer harness until it has used SECONDS of CPU time (or 4x that in wall time), at
+# the lowest CPU priority (docs/fuzzing.md). CPU time, not wall time: on a shared machine a
+# niced fuzzer may get a small share of a core.
 # Usage: fuzz/run.sh HARNESS SECONDS [BUILD_DIR] [extra libFuzzer flags...]
 #   HARNESS: ingest classify parse signatures faultdiag diagnoses analyze
 # The corpus grows in BUILD_DIR/corpus/HARNESS (seeds from BUILD_DIR/seeds/HARNESS, made by
@@ -24,8 +26,18 @@ log=$dir/logs/$h-$(date +%Y%m%d-%H%M%S).log
 # -timeout: an input running longer than 10 s is a hang; -rss_limit_mb: 2 GiB is a finding.
 # shellcheck disable=SC2068
 nice -n 19 /usr/bin/env time -f "cpu_seconds=%U+%S wall_seconds=%e max_rss_kb=%M" \
-  "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
+  "$bin" -max_total_time=$((secs * 4)) -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
   -dict="$dict" -print_final_stats=1 -artifact_prefix="$dir/artifacts/$h/" $@ \
-  "$dir/corpus/$h" "$dir/seeds/$h" >"$log" 2>&1 || true
+  "$dir/corpus/$h" "$dir/seeds/$h" >"$log" 2>&1 &
+tpid=$!
+sleep 2
+fpid=$(pgrep -P "$tpid" | head -n 1 || true)
+tck=$(getconf CLK_TCK)
+while [ -n "$fpid" ] && kill -0 "$fpid" 2>/dev/null; do
+  used=$(awk -v t="$tck" '{print int(($14+$15)/t)}' "/proc/$fpid/stat" 2>/dev/null || echo 0)
+  if [ "$used" -ge "$secs" ]; then kill -INT "$fpid"; break; fi
+  sleep 5
+done
+wait "$tpid" || true
 tail -n 25 "$log"
 echo "log: $log"

@@ -13,6 +13,12 @@ pkgs="build-essential cmake pkg-config $hs libzstd-dev libarchive-dev libsqlite3
 catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
 python3 sqlite3"
 
+# fuzzing only (fuzz/, docs/fuzzing.md): `scripts/install-deps.sh --fuzz` adds clang and its
+# libFuzzer/sanitizer runtimes. The normal build and tests do not need them.
+if [ "${1:-}" = "--fuzz" ]; then
+  pkgs="$pkgs clang-14 libclang-rt-14-dev"
+fi
+
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
