@@ -1,0 +1,7 @@
+parser = argparse.ArgumentParser()
+parser.add_argument('--batch', type=int, default=16)
+parser.add_argument('--workers', type=int, default=8)
+parser.add_argument('--amp', type=bool, default=True)
+parser.add_argument('--cache', type=bool, default=False)
+parser.add_argument('--pin-memory', type=bool, default=True)
+opt = parser.parse_args()
