@@ -203,6 +203,7 @@ def main():
     work = tempfile.mkdtemp(prefix="faultline-browser-")
     procs = []
     failures = []
+    cdp = None
     try:
         bundle = os.path.join(work, SAMPLE + ".tar.gz")
         with tarfile.open(bundle, "w:gz") as t:
@@ -288,13 +289,21 @@ def main():
 
         wait_for(report_shown, "the report page", deadline, step=0.5)
         html = cdp.eval("document.documentElement.outerHTML") or ""
+        # the report itself, without the bar the server adds on top (which names the verdict too)
+        report_html = cdp.eval(
+            "(function () { const d = document.documentElement.cloneNode(true);"
+            " const bar = d.querySelector('#faultline-serve-bar'); if (bar) bar.remove();"
+            " return d.outerHTML; })()") or ""
         text = cdp.eval("document.body.innerText") or ""
         log(f"report page {cdp.eval('location.pathname')}: {len(html)} bytes of html")
         shot = cdp.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
         with open(os.path.join(build, "serve_browser_report.png"), "wb") as f:
             f.write(base64.b64decode(shot["data"]))
-        if EXPECTED_ID not in html:
-            failures.append(f"the report page does not name the root cause {EXPECTED_ID}")
+        if EXPECTED_ID not in report_html:
+            failures.append(f"the report does not name the root cause {EXPECTED_ID}")
+        bar = cdp.eval("(document.getElementById('faultline-serve-bar') || {}).innerText || ''") or ""
+        if EXPECTED_ID not in bar:
+            failures.append(f"the bar above the report does not name the verdict {EXPECTED_ID}")
         for label in ("Markdown", "JSON", "SQLite database"):
             if label not in text:
                 failures.append(f"the report page has no '{label}' download link")
@@ -321,6 +330,14 @@ def main():
         cdp.ws.close()
     except Exception as e:  # noqa: BLE001 - the test reports any failure with its cause
         failures.append(f"{type(e).__name__}: {e}")
+        if cdp is not None:
+            try:  # what the page showed when it failed
+                shot = cdp.call("Page.captureScreenshot", format="png")
+                with open(os.path.join(build, "serve_browser_failure.png"), "wb") as f:
+                    f.write(base64.b64decode(shot["data"]))
+                failures.append(f"screenshot of the failure: {build}/serve_browser_failure.png")
+            except Exception:  # noqa: BLE001
+                pass
     finally:
         for p in reversed(procs):
             if p.poll() is None:

@@ -550,6 +550,18 @@ TEST_CASE("hostile names and unreadable bundles", "[serve]") {
   CHECK(page->body.find("evil name.tar.gz") != std::string::npos);
   CHECK(page->body.find(data_str) == std::string::npos);
 
+  // markup in a name is shown as text
+  auto xss = upload(*c, kTrainLog, "%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E.log");
+  REQUIRE(xss);
+  REQUIRE(xss->status == 202);
+  run.server().wait_idle();
+  for (const char* path : {"/", "/bundles"}) {
+    auto p = c->Get(path);
+    REQUIRE(p);
+    CHECK(p->body.find("<img src=x") == std::string::npos);
+    CHECK(p->body.find("&lt;img src=x onerror=alert(1)&gt;.log") != std::string::npos);
+  }
+
   // the same bytes again: a failed analysis is run again under the same id
   auto again = upload(*c, garbage, "garbage.bin");
   REQUIRE(again);

@@ -18,9 +18,9 @@ main{max-width:1100px;margin:24px auto;padding:0 24px}
 h1{font-size:22px;margin:0 0 16px}h2{font-size:17px;margin:28px 0 10px}
 a{color:var(--accent)}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:20px}
-#drop{border:2px dashed #9fb3c8;border-radius:8px;padding:36px;text-align:center;background:#fff;cursor:pointer}
-#drop.over{border-color:var(--accent);background:#eff4ff}
-#drop p{margin:6px 0;color:var(--muted)}
+#drop{display:block;border:2px dashed #9fb3c8;border-radius:8px;padding:36px;text-align:center;background:#fff;cursor:pointer}
+#drop.over,#drop:focus{border-color:var(--accent);background:#eff4ff;outline:none}
+#drop .hint{display:block;margin:6px 0;color:var(--muted)}
 progress{width:100%;height:14px;margin-top:14px}
 #msg{margin-top:10px;min-height:1.5em}#msg.err{color:var(--bad);font-weight:600}
 table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line)}
@@ -130,10 +130,11 @@ std::string home_page(const std::vector<Analysis>& recent, uint64_t max_upload,
   std::string body;
   body += "<h1>Analyze a bundle</h1><div class=\"card\">";
   body +=
-      "<label id=\"drop\" for=\"file\"><strong>Drop a bundle here or click to choose one</strong>"
-      "<p>A support or crash bundle: tar, tar.gz, tar.zst, zip, or a single log file. At most " +
+      "<div id=\"drop\" role=\"button\" tabindex=\"0\"><strong>Drop a bundle here or click to choose "
+      "one</strong><span class=\"hint\">A support or crash bundle: tar, tar.gz, tar.zst, zip, or a single "
+      "log file. At most " +
       html_escape(human_size(max_upload)) +
-      ".</p><p>It is analysed on this server; nothing leaves it.</p></label>"
+      ".</span><span class=\"hint\">It is analysed on this server; nothing leaves it.</span></div>"
       "<input type=\"file\" id=\"file\" name=\"file\" hidden>"
       "<progress id=\"bar\" max=\"1\" value=\"0\" hidden></progress><div id=\"msg\" role=\"status\"></div>";
   body += "</div><h2>Recent analyses</h2>";
@@ -188,6 +189,10 @@ function upload(f) {
   x.send(f);
 }
 input.addEventListener('change', function () { if (input.files.length) upload(input.files[0]); });
+drop.addEventListener('click', function () { input.click(); });
+drop.addEventListener('keydown', function (e) {
+  if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); input.click(); }
+});
 ['dragenter', 'dragover'].forEach(function (t) {
   drop.addEventListener(t, function (e) { e.preventDefault(); drop.classList.add('over'); });
 });
@@ -248,6 +253,12 @@ std::string report_page(const Analysis& a, const std::string& report_html, const
          "\">All analyses</a>";
   bar += "<span>" + html_escape(a.name) + " <span style=\"opacity:.7\">sha256 " +
          html_escape(a.sha256.substr(0, 16)) + "…</span></span>";
+  if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom")
+    bar += "<span>" + std::string(a.verdict_kind == "root_cause" ? "Root cause" : "Unexplained symptom") +
+           ": <strong>" + html_escape(a.verdict_title) + "</strong> <code>" + html_escape(a.verdict_id) +
+           "</code></span>";
+  else
+    bar += "<span>No finding</span>";
   bar += "<span style=\"margin-left:auto\">Download: ";
   bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.md" + dl) + "\">Markdown</a> · ";
   bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.json" + dl) + "\">JSON</a> · ";
