@@ -758,6 +758,14 @@ void Server::Impl::setup_routes() {
     res.set_content(detail::report_page(*a, html, tok), kHtmlType);
   });
 
+  // Browsers ask for it on pages without an icon link (the reports).
+  http.Get("/favicon.ico", [](const Request&, Response& res) {
+    res.set_content(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" height=\"16\" "
+        "rx=\"3\" fill=\"#102a43\"/><path d=\"M5 13V3h6v2H7v2h3v2H7v4z\" fill=\"#fff\"/></svg>",
+        "image/svg+xml");
+  });
+
   // API ---------------------------------------------------------------------------------------
   http.Get("/api/bundles", [this](const Request& req, Response& res) {
     size_t limit = 100;
