@@ -578,7 +578,9 @@ TEST_CASE("state survives a restart; interrupted analyses do not stay pending", 
   const std::string bundle = node_bundle(tmp.path());
   std::string done_id, interrupted_id, queued_id;
   {
-    Running run(base_config(data));
+    Config two = base_config(data);
+    two.jobs = 2;  // two analyses at once, each into its own database
+    Running run(two);
     auto c = run.client();
     auto r1 = upload(*c, bundle, "a2pod-n042.tar.gz");
     REQUIRE(r1);
@@ -628,4 +630,20 @@ TEST_CASE("state survives a restart; interrupted analyses do not stay pending", 
   REQUIRE(md);
   CHECK(md->status == 200);
   CHECK(body_json(c->Get("/api/bundles")).at("count") == 3);
+}
+
+TEST_CASE("a full queue refuses uploads with 503", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.max_queued = 0;
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kInstallLog, "ascend_install.log");
+  REQUIRE(r);
+  CHECK(r->status == 503);
+  CHECK(r->get_header_value("Retry-After") == "60");
+  CHECK(body_json(r).at("error").get<std::string>().find("try again") != std::string::npos);
+  CHECK(fs::is_empty(data / "tmp"));
+  CHECK(fs::is_empty(data / "analyses"));
 }
