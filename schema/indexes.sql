@@ -7,3 +7,8 @@ CREATE INDEX IF NOT EXISTS idx_hits_event ON hits(event_id);
 CREATE INDEX IF NOT EXISTS idx_facts_name ON facts(bundle_id, name);
 CREATE INDEX IF NOT EXISTS idx_findings_bundle ON findings(bundle_id, rank);
 CREATE INDEX IF NOT EXISTS idx_timeline_bundle ON timeline(bundle_id, ord);
+-- child-side indexes of the foreign keys, so that replacing a bundle (ON DELETE CASCADE) is fast
+CREATE INDEX IF NOT EXISTS idx_facts_member ON facts(member_id);
+CREATE INDEX IF NOT EXISTS idx_warnings_bundle ON warnings(bundle_id);
+CREATE INDEX IF NOT EXISTS idx_clocks_bundle ON clocks(bundle_id);
+CREATE INDEX IF NOT EXISTS idx_evidence_finding ON finding_evidence(finding_id);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/correlate/correlate.hpp"
@@ -318,25 +319,84 @@ int run_report(const ReportArgs& a) {
 
 int run_rules(CLI::App& cmd, const RulesArgs& a) {
   std::vector<fs::path> dirs(a.rule_dirs.begin(), a.rule_dirs.end());
-  const auto rules = merged_rules(dirs);
-  const auto sigs = tag::load_signatures(rules_under(rules, "signatures/"));
+  if (cmd.got_subcommand("import-faultdiag")) {
+    std::ifstream in(a.import_file, std::ios::binary);
+    if (!in) {
+      std::cerr << "faultline: " << a.import_file << ": cannot be read\n";
+      return 3;
+    }
+    const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    tag::ImportStats st;
+    std::string yaml;
+    try {
+      yaml = tag::import_faultdiag(json, a.family.empty() ? "faultdiag" : a.family, &st);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "faultline: " << a.import_file << ": " << e.what() << "\n";
+      return 3;
+    }
+    write_output(a.output, yaml);
+    std::cerr << "faultline: imported " << st.imported << " signature(s), skipped " << st.skipped
+              << "\n";
+    for (const auto& n : st.notes) std::cerr << "  " << n << "\n";
+    return 0;
+  }
+  const app::Rules rules = app::load_rules(dirs);
+  for (const auto& w : rules.signatures.warnings) std::cerr << "warning: " << w << "\n";
+  if (!rules.signatures.errors.empty()) {
+    for (const auto& e : rules.signatures.errors) std::cerr << "error: " << e << "\n";
+    return 2;
+  }
+  // kinds known to the classifier (rules/classify)
+  std::vector<std::string> kinds;
+  {
+    const classify::Classifier cls(rules_under(rules.files, "classify/"));
+    for (const auto& [k, d] : cls.kinds()) kinds.push_back(k);
+    kinds.emplace_back("text");
+    kinds.emplace_back("binary");
+  }
+  std::vector<std::string> sig_ids;
+  for (const auto& s : rules.signatures.signatures) sig_ids.push_back(s.id);
+
   if (cmd.got_subcommand("list")) {
-    std::printf("%-48s %-9s %-12s %s\n", "SIGNATURE", "SEVERITY", "STATUS", "TITLE");
-    for (const auto& s : sigs.signatures)
-      std::printf("%-48s %-9s %-12s %s\n", s.id.c_str(), std::string(to_string(s.severity)).c_str(),
-                  s.status.c_str(), s.title.c_str());
-    auto dr = rules_under(rules, "diagnoses/");
-    auto cp = rules_under(rules, "compat/");
-    dr.insert(dr.end(), cp.begin(), cp.end());
+    std::fputs(tag::list_text(rules.signatures).c_str(), stdout);
     std::printf("\n%-40s %-11s %-9s %s\n", "DIAGNOSIS", "KIND", "SEVERITY", "TITLE");
-    for (const auto& d : correlate::list(dr))
+    for (const auto& d : correlate::list(rules.correlate_files()))
       std::printf("%-40s %-11s %-9s %s\n", d.id.c_str(), d.kind.c_str(), d.severity.c_str(),
                   d.title.c_str());
-    for (const auto& e : sigs.errors) std::fprintf(stderr, "error: %s\n", e.c_str());
-    return sigs.errors.empty() ? 0 : 2;
+    std::printf("\n%-22s %s\n", "KIND", "DESCRIPTION");
+    const classify::Classifier cls(rules_under(rules.files, "classify/"));
+    for (const auto& [k, d] : cls.kinds()) std::printf("%-22s %s\n", k.c_str(), d.c_str());
+    return 0;
   }
-  std::fprintf(stderr, "faultline rules %s: not available yet in this version\n",
-               cmd.get_subcommands().empty() ? "" : cmd.get_subcommands().front()->get_name().c_str());
+  if (cmd.got_subcommand("test")) {
+    std::string err;
+    const auto engine = tag::Engine::build(rules.signatures, {}, &err);
+    if (!engine) {
+      std::cerr << "error: " << err << "\n";
+      return 2;
+    }
+    const auto rep = tag::run_examples(rules.signatures, *engine);
+    std::fputs(rep.text.c_str(), stdout);
+    // diagnoses: their own checks (known signatures, templates, compat tables)
+    const auto dprob = correlate::lint(rules.correlate_files(), sig_ids);
+    for (const auto& p : dprob) std::printf("%s\n", p.c_str());
+    std::printf("%d passed, %d failed\n", rep.checked - rep.failures,
+                rep.failures + static_cast<int>(dprob.size()));
+    return rep.failures == 0 && dprob.empty() ? 0 : 2;
+  }
+  if (cmd.got_subcommand("lint")) {
+    int errors = 0;
+    for (const auto& p : tag::lint(rules.signatures, kinds)) {
+      std::printf("%s\n", p.to_string().c_str());
+      if (p.level == tag::Problem::Level::error) ++errors;
+    }
+    for (const auto& p : correlate::lint(rules.correlate_files(), sig_ids)) {
+      std::printf("error: %s\n", p.c_str());
+      ++errors;
+    }
+    std::printf("%zu signatures, %d error(s)\n", rules.signatures.signatures.size(), errors);
+    return errors == 0 ? 0 : 2;
+  }
   return 2;
 }
 

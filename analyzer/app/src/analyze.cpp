@@ -23,6 +23,7 @@
 #include "faultline/parse/clock.hpp"
 #include "faultline/parse/parser.hpp"
 #include "faultline/tag/tag.hpp"
+#include "composite.hpp"
 #include "stats.hpp"
 
 namespace faultline::app {
@@ -31,7 +32,7 @@ namespace {
 
 constexpr size_t kHeadBytes = 64 * 1024;
 constexpr size_t kMaxPendingHits = 20000;
-constexpr size_t kMaxPairsPerRoot = 4000;
+constexpr size_t kMaxAnchorsPerRoot = 8000;
 
 // Streaming zstd compression of a member's text (for --keep-raw), bounded by the compressed size.
 class Compressor {
@@ -65,9 +66,17 @@ struct PendingHit {
   std::string text;  // the line, for a generic event when no parser event covers it
 };
 
+// A time that can anchor a clock: a line with both a wall time and an uptime, or with an epoch
+// payload. Year-less ones wait until the host's reference time is known.
+struct Anchor {
+  RawTime t;
+  std::optional<int64_t> epoch_ns;
+};
+
 struct RootInfo {
-  classify::HostHint best;  // strongest name hint
-  std::vector<clock::Pair> pairs;
+  classify::HostHint best;      // strongest name hint
+  std::vector<Anchor> anchors;  // bounded
+  int64_t reference_naive = kNoTime;  // newest fully dated host-local/UTC time seen
 };
 
 std::string captures_json(const std::vector<std::pair<std::string, std::string>>& caps) {
@@ -117,7 +126,7 @@ class Pipeline::Sink final : public parse::Sink {
 
   void event(const Event& e) override {
     ++parsed_;
-    if (e.time.has_civil() && e.time.has_uptime()) add_pair(e);
+    if (e.time.has_civil()) note_time(e);
     const uint32_t first = e.line;
     const uint32_t last = e.line + (e.line_count == 0 ? 0 : e.line_count - 1);
     // hits on the event's lines
@@ -189,14 +198,15 @@ class Pipeline::Sink final : public parse::Sink {
     ++p_.stats_.hits;
   }
 
-  void add_pair(const Event& e) {
-    auto& pairs = p_.roots_[root_].pairs;
-    if (pairs.size() >= kMaxPairsPerRoot) return;
-    clock::Pair pr;
-    pr.clock = e.time.clock;
-    pr.wall_naive_ns = clock::naive_ns(e.time, e.time.year == 0 ? 2000 : e.time.year);
-    pr.uptime_ns = e.time.uptime_ns;
-    pairs.push_back(pr);
+  void note_time(const Event& e) {
+    auto& root = p_.roots_[root_];
+    if (e.time.year >= 2000 && (e.time.clock == Clock::host_local || e.time.clock == Clock::utc)) {
+      const int64_t n = clock::naive_ns(e.time);
+      if (root.reference_naive == kNoTime || n > root.reference_naive) root.reference_naive = n;
+    }
+    if (root.anchors.size() >= kMaxAnchorsPerRoot) return;
+    auto ep = clock::epoch_payload_ns(e.message);
+    if (e.time.has_uptime() || ep) root.anchors.push_back(Anchor{e.time, ep});
   }
 
   Pipeline& p_;
@@ -241,7 +251,10 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
       // the name of a compressed single file (syslog.2.gz) is classified by its inner name
       const auto hint = classify::host_from_content(row.kind, info.path, head);
       if (hint.strength > root.best.strength) root.best = hint;
-      parser = parse::make_parser(row.kind, info.path);
+      if (row.kind == "composite")
+        parser = std::make_unique<CompositeParser>(cls_, info.path);
+      else
+        parser = parse::make_parser(row.kind, info.path);
       sink = std::make_unique<Sink>(*this, member_id, path_hint.root, row.kind);
       ++stats_.kinds[row.kind];
     }
@@ -260,7 +273,9 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
       const uint32_t fl = first_line;
       // map hit end offsets to lines: walk the chunk's line starts once, in order
       std::vector<tag::Hit> hits;
-      engine_->scan(chunk, row.kind, [&](const tag::Hit& h) { hits.push_back(h); });
+      // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
+      const std::string_view scan_kind = row.kind == "text" ? std::string_view() : std::string_view(row.kind);
+      engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { hits.push_back(h); });
       if (!hits.empty()) {
         std::sort(hits.begin(), hits.end(),
                   [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
@@ -412,7 +427,6 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
   // clocks, per host
   for (const auto& [root, name] : names) {
     clock::HostInputs in;
-    in.pairs = roots[root].pairs;
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
                           "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
@@ -440,15 +454,20 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       }
     }
     sqlite3_finalize(s);
-    // reference time for year-less lines: the newest fully dated host-local line
-    sqlite3_prepare_v2(h, "SELECT max(raw_civil_ns) FROM events WHERE bundle_id=? AND host=? AND raw_has_year=1 "
-                          "AND clock IN ('host_local','utc') AND raw_civil_ns > 100000000000000000",
-                       -1, &s, nullptr);
-    sqlite3_bind_int64(s, 1, bundle);
-    sqlite3_bind_text(s, 2, name.c_str(), -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-      in.reference_ns = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
+    if (!in.reference_ns && roots[root].reference_naive != kNoTime)
+      in.reference_ns = roots[root].reference_naive;
+    // anchors: (wall, uptime) pairs and epoch payloads; year-less ones dated from the reference
+    for (const Anchor& an : roots[root].anchors) {
+      if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
+      int year = an.t.year;
+      if (year == 0) {
+        if (!in.reference_ns) continue;
+        year = clock::infer_year(an.t, *in.reference_ns);
+      }
+      const int64_t wall = clock::naive_ns(an.t, year);
+      if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
+      if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
+    }
     const clock::ClockModel model = clock::fit(in);
 
     sqlite3_stmt* ins = nullptr;
@@ -518,6 +537,23 @@ std::string options_json(const Options& o) {
 
 }  // namespace
 
+std::vector<RuleFile> Rules::correlate_files() const {
+  auto d = rules_under(files, "diagnoses/");
+  auto c = rules_under(files, "compat/");
+  d.insert(d.end(), c.begin(), c.end());
+  return d;
+}
+
+Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
+  Rules r;
+  r.files = merged_rules(dirs);
+  std::vector<std::vector<RuleFile>> roots;
+  roots.push_back(rules_under(embedded_rules(), "signatures/"));
+  for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+  r.signatures = tag::load_signature_roots(roots);
+  return r;
+}
+
 std::filesystem::path default_cache_dir() {
   if (const char* x = std::getenv("FAULTLINE_CACHE_DIR"); x && *x) return x;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "faultline";
@@ -537,9 +573,10 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     out.error = bundle.string() + ": no such file or directory";
     return out;
   }
-  const auto rules = merged_rules(opts.rule_dirs);
+  const Rules loaded = load_rules(opts.rule_dirs);
+  const auto& rules = loaded.files;
   const classify::Classifier cls(rules_under(rules, "classify/"));
-  const tag::RuleSet ruleset = tag::load_signatures(rules_under(rules, "signatures/"));
+  const tag::RuleSet& ruleset = loaded.signatures;
   if (!ruleset.errors.empty()) {
     std::string msg = "rule errors:";
     for (const auto& e : ruleset.errors) msg += "\n  " + e;
@@ -582,13 +619,7 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   stats.store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_clock).count();
 
   const auto t_corr = std::chrono::steady_clock::now();
-  out.summary = correlate::run(db.handle(), bundle_id,
-                               [&] {
-                                 auto d = rules_under(rules, "diagnoses/");
-                                 auto c = rules_under(rules, "compat/");
-                                 d.insert(d.end(), c.begin(), c.end());
-                                 return d;
-                               }());
+  out.summary = correlate::run(db.handle(), bundle_id, loaded.correlate_files());
   stats.correlate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_corr).count();
   db.mark_complete(bundle_id);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

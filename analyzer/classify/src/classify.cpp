@@ -66,6 +66,7 @@ struct Kind {
   std::vector<Regex> paths;
   std::vector<ContentRule> content;
   bool path_only = false;
+  bool path_wins = false;  // a path match decides, whatever the content
 };
 
 constexpr size_t kHeadLines = 40;
@@ -112,6 +113,7 @@ Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
       const std::string where = f.path + ": kind " + kind.id;
       kind.description = k["description"].as<std::string>("");
       kind.path_only = k["path_only"].as<bool>(false);
+      kind.path_wins = k["path_wins"].as<bool>(false);
       if (const auto p = k["path"]; p && p.IsSequence())
         for (const auto& s : p) kind.paths.emplace_back(s.as<std::string>(), where);
       if (const auto c = k["content"]; c && c.IsSequence())
@@ -171,7 +173,9 @@ Classification Classifier::classify(std::string_view path, std::string_view head
       }
     }
     int score = 0;
-    if (path_hit && content_hit)
+    if (path_hit && k.path_wins)
+      score = 4;
+    else if (path_hit && content_hit)
       score = 3;
     else if (content_hit)
       score = 2;
@@ -183,7 +187,7 @@ Classification Classifier::classify(std::string_view path, std::string_view head
     }
   }
   if (best_kind == nullptr) return {"text", "fallback"};
-  return {best_kind->id, best == 3 ? "path+content" : best == 2 ? "content" : "path"};
+  return {best_kind->id, best >= 3 ? "path+content" : best == 2 ? "content" : "path"};
 }
 
 std::vector<std::pair<std::string, std::string>> Classifier::kinds() const {

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define FAULTLINE_SHA_NI 1
+#endif
+
 namespace faultline {
 
 namespace {
@@ -17,6 +22,52 @@ constexpr std::array<uint32_t, 64> kK = {
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 constexpr uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
+
+#ifdef FAULTLINE_SHA_NI
+// SHA-NI (x86 SHA extensions, on most x86_64 CPUs since 2017): ~10x the portable code, which
+// matters because ingest hashes every bundle byte. Chosen at run time; same results.
+bool have_sha_ni() {
+  static const bool yes = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  return yes;
+}
+
+__attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* h, const uint8_t* p,
+                                                                size_t n) {
+  // state as the instructions want it: ABEF and CDGH
+  __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)), 0xB1);
+  __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + 4)), 0x1B);
+  __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);
+  st1 = _mm_blend_epi16(st1, tmp, 0xF0);
+  const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  for (; n > 0; --n, p += 64) {
+    const __m128i abef = st0, cdgh = st1;
+    __m128i w[16];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) {
+      if (i < 4) {
+        w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), bswap);
+      } else {
+        w[i] = _mm_sha256msg2_epu32(
+            _mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
+                          _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
+            w[i - 1]);
+      }
+      __m128i kw = _mm_add_epi32(w[i], _mm_loadu_si128(reinterpret_cast<const __m128i*>(&kK[4 * i])));
+      st1 = _mm_sha256rnds2_epu32(st1, st0, kw);
+      kw = _mm_shuffle_epi32(kw, 0x0E);
+      st0 = _mm_sha256rnds2_epu32(st0, st1, kw);
+    }
+    st0 = _mm_add_epi32(st0, abef);
+    st1 = _mm_add_epi32(st1, cdgh);
+  }
+  tmp = _mm_shuffle_epi32(st0, 0x1B);
+  st1 = _mm_shuffle_epi32(st1, 0xB1);
+  st0 = _mm_blend_epi16(tmp, st1, 0xF0);
+  st1 = _mm_alignr_epi8(st1, tmp, 8);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h), st0);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h + 4), st1);
+}
+#endif
 }  // namespace
 
 Sha256::Sha256()
@@ -74,6 +125,13 @@ void Sha256::update(const void* data, size_t len) {
       buf_len_ = 0;
     }
   }
+#ifdef FAULTLINE_SHA_NI
+  if (len >= 64 && have_sha_ni()) {
+    blocks_sha_ni(h_.data(), p, len / 64);
+    p += len / 64 * 64;
+    len %= 64;
+  }
+#endif
   while (len >= 64) {
     block(p);
     p += 64;

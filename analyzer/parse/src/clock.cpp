@@ -1,28 +1,261 @@
-// Placeholder: the clock model lands with the log parsers.
+// Clock model: log-formats.md §10, docs/clock.md.
 #include "faultline/parse/clock.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 
 #include "faultline/core/time.hpp"
 
 namespace faultline::clock {
 
+namespace {
+constexpr int64_t kSec = 1'000'000'000;
+constexpr int64_t kDay = 86400 * kSec;
+constexpr size_t kMaxPairs = 200000;
+// 2000-01-01T00:00:00Z: device stamps before it are the unset device clock (1970-01-01 ...).
+constexpr int64_t kSyncedFloor = 946684800LL * kSec;
+
+int64_t median(std::vector<int64_t> v) {
+  const size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  return v[mid];
+}
+
+bool unsynced(const RawTime& t) { return t.year != 0 && t.year < 2000; }
+}  // namespace
+
 int64_t naive_ns(const RawTime& t, int year_hint) {
   if (!t.has_civil()) return kNoTime;
-  return civil_to_ns(t.year == 0 ? year_hint : t.year, t.month, t.day, t.hour, t.minute, t.second,
-                     t.nanos);
+  const int y = t.year != 0 ? t.year : year_hint;
+  return civil_to_ns(y, t.month, t.day, t.hour, t.minute, t.second, t.nanos);
+}
+
+int infer_year(const RawTime& t, int64_t reference_ns) {
+  const int ry = ns_to_civil(reference_ns).year;
+  const int64_t cand = naive_ns(t, ry);
+  return cand > reference_ns + 30 * kDay ? ry - 1 : ry;
+}
+
+std::optional<int64_t> epoch_payload_ns(std::string_view m) {
+  size_t p = 0;
+  while ((p = m.find("time=", p)) != std::string_view::npos) {
+    const size_t start = p;
+    p += 5;
+    // "time=" as a word or as the end of "event_raised_time="
+    if (start > 0) {
+      const char b = m[start - 1];
+      const bool word = !(std::isalnum(static_cast<unsigned char>(b)) || b == '_');
+      const bool raised = start >= 13 && m.compare(start - 13, 13, "event_raised_") == 0;
+      if (!word && !raised) continue;
+    }
+    size_t i = p;
+    int64_t secs = 0;
+    size_t nd = 0;
+    while (i < m.size() && m[i] >= '0' && m[i] <= '9' && nd < 19) {
+      secs = secs * 10 + (m[i] - '0');
+      ++i;
+      ++nd;
+    }
+    if (nd == 0) continue;
+    int64_t ns = 0;
+    if (i < m.size() && m[i] == '.') {
+      ++i;
+      int64_t frac = 0;
+      size_t fd = 0;
+      while (i < m.size() && m[i] >= '0' && m[i] <= '9') {
+        if (fd < 9) {
+          frac = frac * 10 + (m[i] - '0');
+          ++fd;
+        }
+        ++i;
+      }
+      for (size_t k = fd; k < 9; ++k) frac *= 10;
+      if (i < m.size() && m[i] == 's') ns = secs * kSec + frac;
+    } else if (m.compare(i, 3, " ms") == 0) {
+      ns = secs * 1'000'000;
+    } else if (i < m.size() && m[i] == 's') {
+      ns = secs * kSec;
+    }
+    if (ns >= kSyncedFloor && ns < 4102444800LL * kSec) return ns;
+  }
+  return std::nullopt;
+}
+
+void observe(HostInputs& in, const Event& e) {
+  const RawTime& t = e.time;
+  if (!t.has_civil() || unsynced(t)) return;
+  if (t.clock == Clock::none || t.clock == Clock::uptime || t.clock == Clock::device_uptime) return;
+  int year = t.year;
+  if (year == 0) {
+    if (!in.reference_ns) return;
+    year = infer_year(t, *in.reference_ns);
+  }
+  const int64_t wall = naive_ns(t, year);
+  if (t.has_uptime() && in.pairs.size() < kMaxPairs) in.pairs.push_back(Pair{t.clock, wall, t.uptime_ns});
+  if (in.epoch_pairs.size() < kMaxPairs) {
+    if (const auto ep = epoch_payload_ns(e.message)) in.epoch_pairs.push_back(EpochPair{t.clock, *ep, wall});
+  }
+}
+
+int64_t snap_zone_ns(int64_t offset_ns, int64_t tolerance_s) {
+  const double q = static_cast<double>(offset_ns) / static_cast<double>(900 * kSec);
+  const int64_t snapped = static_cast<int64_t>(std::llround(q)) * 900 * kSec;
+  const int64_t diff = offset_ns > snapped ? offset_ns - snapped : snapped - offset_ns;
+  return diff <= tolerance_s * kSec ? snapped : offset_ns;
 }
 
 ClockModel fit(const HostInputs& in) {
   ClockModel m;
-  m.boot_ns = in.boot_time_ns;
   m.reference_ns = in.reference_ns;
+
+  std::vector<int64_t> local_boot, utc_boot, dev_boot, sys_boot, dev_epoch, sys_epoch, host_epoch;
+  for (const Pair& p : in.pairs) {
+    if (p.wall_naive_ns < kSyncedFloor) continue;
+    const int64_t b = p.wall_naive_ns - p.uptime_ns;
+    switch (p.clock) {
+      case Clock::host_local: local_boot.push_back(b); break;
+      case Clock::utc:
+      case Clock::epoch: utc_boot.push_back(b); break;
+      case Clock::device_local: dev_boot.push_back(b); break;
+      case Clock::device_syslog: sys_boot.push_back(b); break;
+      default: break;
+    }
+  }
+  for (const EpochPair& p : in.epoch_pairs) {
+    if (p.wall_naive_ns < kSyncedFloor) continue;
+    const int64_t d = p.epoch_ns - p.wall_naive_ns;
+    if (p.clock == Clock::device_local) dev_epoch.push_back(d);
+    else if (p.clock == Clock::device_syslog) sys_epoch.push_back(d);
+    else if (p.clock == Clock::host_local) host_epoch.push_back(d);
+  }
+
+  // Host zone: stated, else fitted from two views of the same boot (UTC vs local), else assumed.
+  if (in.zone_offset_s) {
+    m.host_local_offset_ns = -static_cast<int64_t>(*in.zone_offset_s) * kSec;
+    m.host_local_quality = TimeQuality::local;
+    m.host_local_method = "zone-stated";
+  } else {
+    std::optional<int64_t> off;
+    if (!local_boot.empty() && !utc_boot.empty()) off = median(utc_boot) - median(local_boot);
+    else if (!local_boot.empty() && in.boot_time_ns) off = *in.boot_time_ns - median(local_boot);
+    else if (!host_epoch.empty()) off = median(host_epoch);
+    else if (!in.utc_local_pairs.empty()) {
+      std::vector<int64_t> d;
+      d.reserve(in.utc_local_pairs.size());
+      for (const auto& [u, l] : in.utc_local_pairs) d.push_back(u - l);
+      off = median(d);
+    }
+    if (off) {
+      m.host_local_offset_ns = snap_zone_ns(*off);
+      m.host_local_quality = TimeQuality::local;
+      m.host_local_method = "fitted";
+    }
+  }
+
+  // Host boot: btime, else `uptime -s` (local civil), else fitted from (wall, uptime) pairs.
+  if (in.boot_time_ns) {
+    m.boot_ns = in.boot_time_ns;
+    m.boot_method = "btime";
+  } else if (in.boot_local_naive_ns) {
+    m.boot_ns = *in.boot_local_naive_ns + m.host_local_offset_ns;
+    m.boot_method = "uptime-s";
+  } else if (!utc_boot.empty()) {
+    m.boot_ns = median(utc_boot);
+    m.boot_method = "fitted";
+  } else if (!local_boot.empty()) {
+    m.boot_ns = median(local_boot) + m.host_local_offset_ns;
+    m.boot_method = "fitted";
+  }
+
+  // Device clock: assumed UTC unless epoch payloads show otherwise.
+  if (!dev_epoch.empty()) {
+    m.device_local_offset_ns = snap_zone_ns(median(dev_epoch));
+    m.device_local_method = "fitted";
+  }
+  if (!dev_boot.empty()) m.device_boot_ns = median(dev_boot) + m.device_local_offset_ns;
+
+  // Device OS syslog: its zone may differ from the device slog clock (UTC+8 vs UTC, §10.2).
+  if (m.device_boot_ns && !sys_boot.empty()) {
+    m.device_syslog_offset_ns = snap_zone_ns(*m.device_boot_ns - median(sys_boot));
+    m.device_syslog_method = "fitted";
+  } else if (!sys_epoch.empty()) {
+    m.device_syslog_offset_ns = snap_zone_ns(median(sys_epoch));
+    m.device_syslog_method = "fitted";
+  } else {
+    m.device_syslog_offset_ns = m.device_local_offset_ns;
+  }
   return m;
 }
 
 Resolved resolve(const ClockModel& m, const RawTime& t) {
   Resolved r;
-  if (t.has_civil()) {
-    r.ns = naive_ns(t) + m.host_local_offset_ns;
-    r.quality = TimeQuality::assumed_utc;
+  auto boot_relative = [&](const std::optional<int64_t>& boot) {
+    if (t.has_uptime() && boot) {
+      r.ns = *boot + t.uptime_ns;
+      r.quality = TimeQuality::boot_relative;
+    }
+    return r;
+  };
+  // The year of a year-less time, or 0 when it cannot be inferred.
+  auto year = [&]() -> int {
+    if (t.year != 0) return t.year;
+    return m.reference_ns ? infer_year(t, *m.reference_ns) : 0;
+  };
+  switch (t.clock) {
+    case Clock::none: return r;
+    case Clock::uptime: return boot_relative(m.boot_ns);
+    case Clock::device_uptime: return boot_relative(m.device_boot_ns);
+    case Clock::utc:
+    case Clock::epoch: {
+      if (!t.has_civil()) return boot_relative(m.boot_ns);
+      const int y = year();
+      if (y == 0) return r;
+      r.ns = naive_ns(t, y);
+      r.quality = t.year == 0 ? TimeQuality::year_inferred : TimeQuality::exact;
+      return r;
+    }
+    case Clock::host_local: {
+      if (!t.has_civil()) return boot_relative(m.boot_ns);
+      const int y = year();
+      if (y == 0) return r;
+      r.ns = naive_ns(t, y) + m.host_local_offset_ns;
+      r.quality = t.year == 0 ? TimeQuality::year_inferred : m.host_local_quality;
+      return r;
+    }
+    case Clock::device_local: {
+      if (!t.has_civil()) return boot_relative(m.device_boot_ns);
+      if (unsynced(t)) {
+        r.quality = TimeQuality::device_unsynced;
+        if (m.device_boot_ns) {
+          // a 1970 stamp counts from the moment the device clock started, i.e. about its boot
+          r.ns = *m.device_boot_ns + (t.has_uptime() ? t.uptime_ns : naive_ns(t));
+        }
+        return r;
+      }
+      const int y = year();
+      if (y == 0) return r;
+      r.ns = naive_ns(t, y) + m.device_local_offset_ns;
+      r.quality = t.year == 0 ? TimeQuality::year_inferred
+                              : (m.device_local_method == "fitted" ? TimeQuality::local
+                                                                   : TimeQuality::assumed_utc);
+      return r;
+    }
+    case Clock::device_syslog: {
+      if (!t.has_civil()) return boot_relative(m.device_boot_ns);
+      if (unsynced(t)) {
+        r.quality = TimeQuality::device_unsynced;
+        if (m.device_boot_ns && t.has_uptime()) r.ns = *m.device_boot_ns + t.uptime_ns;
+        return r;
+      }
+      const int y = year();
+      if (y == 0) return r;
+      r.ns = naive_ns(t, y) + m.device_syslog_offset_ns;
+      r.quality = t.year == 0 ? TimeQuality::year_inferred
+                              : (m.device_syslog_method == "fitted" ? TimeQuality::local
+                                                                    : TimeQuality::assumed_utc);
+      return r;
+    }
   }
   return r;
 }

@@ -302,19 +302,25 @@ void Db::add_host(int64_t bundle, std::string_view name, std::string_view source
 void Db::finish_load(int64_t bundle, std::string_view sha256, uint64_t size, uint64_t files,
                      uint64_t bytes) {
   {
-    // the same bundle analysed before: its rows are replaced by this load
-    Stmt del(db_, "DELETE FROM bundles WHERE sha256=? AND id<>?");
-    del.bind(1, sha256).bind(2, bundle).run();
-    Stmt upd(db_, "UPDATE bundles SET sha256=?, size=?, files=?, bytes=? WHERE id=?");
-    upd.bind(1, sha256)
-        .bind(2, static_cast<int64_t>(size))
-        .bind(3, static_cast<int64_t>(files))
-        .bind(4, static_cast<int64_t>(bytes))
-        .bind(5, bundle)
+    Stmt upd(db_, "UPDATE bundles SET size=?, files=?, bytes=? WHERE id=?");
+    upd.bind(1, static_cast<int64_t>(size))
+        .bind(2, static_cast<int64_t>(files))
+        .bind(3, static_cast<int64_t>(bytes))
+        .bind(4, bundle)
         .run();
   }
   commit();
+  // indexes first: the cascade below needs the child-side indexes to stay linear
   exec(index_sql());
+  begin();
+  {
+    // the same bundle analysed before: its rows are replaced by this load
+    Stmt del(db_, "DELETE FROM bundles WHERE sha256=? AND id<>?");
+    del.bind(1, sha256).bind(2, bundle).run();
+    Stmt upd(db_, "UPDATE bundles SET sha256=? WHERE id=?");
+    upd.bind(1, sha256).bind(2, bundle).run();
+  }
+  commit();
 }
 
 void Db::mark_complete(int64_t bundle) {

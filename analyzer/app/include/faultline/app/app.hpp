@@ -11,6 +11,7 @@
 #include "faultline/ingest/ingest.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/store/store.hpp"
+#include "faultline/tag/tag.hpp"
 
 namespace faultline::app {
 
@@ -31,6 +32,16 @@ struct Outcome {
   ingest::Result ingest;
   correlate::Summary summary;
 };
+
+// The rules of a run: the embedded rules/ tree overridden by each --rules DIR. Files of the same
+// relative path replace each other; signatures are also overridden per id (a later root replaces
+// an id in place, with a warning). Throws std::runtime_error naming the file on unreadable dirs.
+struct Rules {
+  std::vector<RuleFile> files;  // merged by path (classify/, diagnoses/, compat/, signatures/)
+  tag::RuleSet signatures;      // loaded per root, errors in signatures.errors
+  [[nodiscard]] std::vector<RuleFile> correlate_files() const;  // diagnoses/ + compat/
+};
+Rules load_rules(const std::vector<std::filesystem::path>& dirs);
 
 // Reads the bundle into db and correlates it.
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts);

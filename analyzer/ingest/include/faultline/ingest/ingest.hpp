@@ -3,8 +3,10 @@
 //
 // Untrusted input is the normal case. Every limit below has a default and a CLI flag; whatever is
 // skipped or cut becomes a Warning naming the member, never a crash and never a silent loss.
-// Member paths are never used to open or write files: a path with "..", an absolute path, a
-// symlink, a hard link or a device file is reported and skipped.
+// Member paths are never used to open or write files: a path with "..", a symlink, a hard link or
+// a device file is reported and skipped; an absolute path is reported and read under its relative
+// name ("/etc/passwd" -> "etc/passwd"). Warning messages start with a stable code in brackets,
+// e.g. "[ratio] ..."; docs/ingest.md lists the codes.
 #pragma once
 
 #include <cstdint>
@@ -18,14 +20,18 @@
 
 namespace faultline::ingest {
 
+// docs/ingest.md says what each limit counts and what happens when it is reached.
 struct Limits {
-  uint32_t max_depth = 4;                       // archives nested in archives
+  uint32_t max_depth = 4;                       // archives nested in archives (bundle file = 0)
   uint64_t max_members = 500'000;               // members in the whole bundle
   uint64_t max_member_bytes = 4ULL << 30;       // uncompressed bytes of one member (then cut)
   uint64_t max_total_bytes = 64ULL << 30;       // uncompressed bytes of the whole bundle
-  uint64_t max_ratio = 1000;                    // uncompressed/compressed bytes of one archive
+  uint64_t max_ratio = 1000;                    // uncompressed/compressed bytes of one archive (0: off)
   uint64_t ratio_grace_bytes = 64ULL << 20;     // ratio is enforced only past this many bytes
   uint32_t max_line_bytes = 1U << 20;           // longer lines are cut (LineChunker)
+  // Added: warnings handed to the visitor; later ones are only counted (Result::warnings) and
+  // one "[warnings]" warning says how many were suppressed.
+  uint64_t max_warnings = 10'000;
 };
 
 struct MemberInfo {
@@ -36,6 +42,10 @@ struct MemberInfo {
   // ("syslog.2.gz" -> path "…/syslog.2", compressed_name "syslog.2.gz"); empty otherwise.
   std::string compressed_name;
   // Names of the archives this member was nested in, outermost first ("" for the top level).
+  // Each entry is the archive's path inside the bundle; "" is the bundle file itself. Members of
+  // a directory bundle have none; a single compressed file (syslog.2.gz) is not listed (see
+  // compressed_name). E.g. bundle.tar -> fleet/node07.tar.gz!/var/log/syslog has
+  // {"", "fleet/node07.tar.gz"}.
   std::vector<std::string> archives;
   int64_t size_hint = -1;  // declared uncompressed size, -1 when unknown
   int64_t mtime = 0;       // seconds since epoch as stored, 0 when unknown
@@ -74,7 +84,8 @@ struct Result {
   uint64_t warnings = 0;
 };
 
-// Walks a bundle given as a path (file or directory).
+// Walks a bundle given as a path (file or directory). Several walks may run at the same time on
+// different threads (each with its own visitor); visitor calls happen on the calling thread.
 Result walk(const std::filesystem::path& bundle, const Limits& limits, Visitor& visitor);
 
 // Walks a bundle held in memory (used by fuzzing and by tests); `name` is its file name.
@@ -93,7 +104,7 @@ class LineChunker {
     bool binary = false;      // a NUL byte was seen in the first 64 KiB
   };
   // chunk: text of one or more complete lines, each ending in '\n' (the last line of the member may
-  // lack it); first_line: 1-based number of the chunk's first line; offset: byte offset of the
+  // lack it, and so does a line cut at max_line_bytes, which always ends its chunk); first_line: 1-based number of the chunk's first line; offset: byte offset of the
   // chunk's first byte in the member. The callback may return false to stop reading.
   using ChunkFn =
       std::function<bool(std::string_view chunk, uint32_t first_line, uint64_t offset)>;
@@ -103,6 +114,7 @@ class LineChunker {
  private:
   uint32_t max_line_;
   size_t chunk_bytes_;
+  std::vector<char> buf_;  // reused across run() calls: no allocation per member
 };
 
 }  // namespace faultline::ingest

@@ -1,11 +1,20 @@
 // Clock: turns the times parsers saw (RawTime, in their own clocks) into UTC with a quality.
 // Pure functions; the app gathers the inputs of one host from the store and applies the model.
 // docs/clock.md explains every rule and log-formats.md section 10 the evidence for it.
+//
+// Typical use (one host):
+//   HostInputs in;  in.reference_ns = ...;            // collection time, first (year-less lines)
+//   for (each event e of the host) observe(in, e);    // (wall, uptime) pairs, epoch payloads
+//   in.boot_time_ns / zone_offset_s / ... from facts; // when the bundle states them
+//   ClockModel m = fit(in);
+//   Resolved r = resolve(m, e.time);
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "faultline/core/types.hpp"
@@ -15,12 +24,27 @@ namespace faultline::clock {
 // A printed civil time read as if it were UTC, or kNoTime. Year-less times use `year_hint`.
 int64_t naive_ns(const RawTime& t, int year_hint = 2000);
 
+// The year of a year-less time: the reference's year, or the one before when the time would
+// otherwise lie more than 30 days after the reference (December lines read in January).
+int infer_year(const RawTime& t, int64_t reference_ns);
+
+// An epoch time carried in a message: `time=1746674705.163997783s` (tsdrv payloads) or
+// `event_raised_time=1746671295066 ms` (DMS events). Only values between 2000 and 2100.
+std::optional<int64_t> epoch_payload_ns(std::string_view message);
+
 // A line that printed both a wall time and an uptime (syslog kernel lines, device sklogd/event
 // lines): the basis for fitting a boot time or a zone offset.
 struct Pair {
   Clock clock = Clock::none;  // clock of the wall time
   int64_t wall_naive_ns = 0;  // naive_ns of the wall time (year already resolved)
   int64_t uptime_ns = 0;
+};
+
+// A line that printed a wall time and an epoch payload of the same happening.
+struct EpochPair {
+  Clock clock = Clock::none;
+  int64_t epoch_ns = 0;
+  int64_t wall_naive_ns = 0;
 };
 
 struct HostInputs {
@@ -30,10 +54,17 @@ struct HostInputs {
   std::optional<int64_t> reference_ns;   // a dated UTC time of the bundle (collection time, newest
                                          // fully dated line) used to give year-less lines a year
   std::vector<Pair> pairs;
+  std::vector<EpochPair> epoch_pairs;
   // Events that carry a UTC time by construction (host_kernel.log, epoch payloads) matched with
   // the host-local time of the same happening, when known: (utc_ns, local_naive_ns).
   std::vector<std::pair<int64_t, int64_t>> utc_local_pairs;
 };
+
+// Records what one parsed event offers the fit: a (wall, uptime) pair when the line printed both,
+// an epoch pair when the message carries an epoch payload. Set in.reference_ns first: year-less
+// wall times (syslog) take their year from it and are skipped without it. 1970 stamps (device
+// clock not yet set) are never used. Bounded: at most 200000 pairs of each sort are kept.
+void observe(HostInputs& in, const Event& e);
 
 struct ClockModel {
   // offset to add to a naive host-local time to get UTC (= -zone offset)
@@ -43,10 +74,10 @@ struct ClockModel {
   std::optional<int64_t> boot_ns;             // host boot time, UTC
   std::string boot_method;                    // btime | uptime-s | fitted
   int64_t device_local_offset_ns = 0;
-  std::string device_local_method = "assumed";
+  std::string device_local_method = "assumed";  // fitted | assumed (UTC)
   int64_t device_syslog_offset_ns = 0;
-  std::string device_syslog_method = "assumed";
-  std::optional<int64_t> device_boot_ns;
+  std::string device_syslog_method = "assumed";  // fitted | assumed (same as device_local)
+  std::optional<int64_t> device_boot_ns;         // device boot time, UTC (fitted)
   std::optional<int64_t> reference_ns;
 };
 
@@ -57,8 +88,11 @@ struct Resolved {
   TimeQuality quality = TimeQuality::unknown;
 };
 
-// UTC time of one event of the host. `raw_has_year` false means the year must be inferred from
-// the model's reference time (with the December-to-January rollover).
+// UTC time of one event of the host. Year-less times (year == 0) take their year from the
+// model's reference time (with the December-to-January rollover), quality year_inferred.
 Resolved resolve(const ClockModel& m, const RawTime& t);
+
+// An offset within `tolerance_s` of a multiple of 900 s is a zone difference: snapped to it.
+int64_t snap_zone_ns(int64_t offset_ns, int64_t tolerance_s = 120);
 
 }  // namespace faultline::clock

@@ -1,5 +1,6 @@
 // tag: signature rules (rules/signatures/*.yaml) compiled into one Hyperscan database, scanned
 // over whole-line chunks; values are captured by re-running a PCRE2 pattern on the matched line.
+// rules/README.md documents the rule file schema; this header documents the C++ side.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,18 @@
 
 namespace faultline::tag {
 
+// Member kinds a signature may name in `kinds:` (the shared vocabulary of classify/parse/tag, as
+// of rules/classify/kinds.yaml plus "text" and "binary"). A kind outside this list loads (with a
+// warning); lint() reports it as an error unless the caller passes the classifier's kind ids.
+const std::vector<std::string_view>& known_kinds();
+
 struct Example {
   std::string line;
   std::vector<std::pair<std::string, std::string>> captures;  // name -> expected value
+  // True when the example states `captures:` (even `{}`): run_examples then requires the
+  // engine's captures to equal `captures` exactly. False: captures are not checked.
+  bool check_captures = false;
+  int file_line = 0;  // 1-based line of the example in its file
 };
 
 struct Signature {
@@ -35,20 +45,68 @@ struct Signature {
   std::vector<std::string> no_match;  // lines that must not match
   std::string file;               // where it was defined (for error messages)
   int file_line = 0;
+  // Additions (documented in rules/README.md):
+  bool caseless = false;              // `flags: [caseless]`: Hyperscan and PCRE2 ignore case
+  std::vector<std::string> causes;    // ids of signatures this fault is known to cause
+  std::vector<int> pattern_lines;     // file line of each entry of `patterns`
+  int capture_line = 0;               // file line of `capture`
+  std::vector<int> no_match_lines;    // file line of each entry of `no_match`
+  [[nodiscard]] bool active() const { return status != "deprecated"; }
 };
 
 struct RuleSet {
   std::vector<Signature> signatures;
-  std::vector<std::string> errors;  // "<file>:<line>: <rule id>: <problem>"
+  std::vector<std::string> errors;    // "<file>:<line>: <rule id>: <problem>"
+  std::vector<std::string> warnings;  // same form; loading went on (unknown keys, overrides ...)
 };
 
-// Parses signature packs. Later files override earlier ones with the same id (--rules DIR
-// overrides the embedded packs).
+// Parses the signature packs of ONE rules root (files as returned by read_rule_dir or
+// merged_rules, paths like "signatures/svm.yaml"). An id defined twice, in one file or in two
+// files, is an error; the first definition is kept. A signature with an error is left out of
+// `signatures` and its problem is listed in `errors` (the other signatures still load).
 RuleSet load_signatures(const std::vector<RuleFile>& files);
+
+// Parses several rules roots, lowest priority first (e.g. the embedded packs, then each
+// --rules DIR). Within one root ids must be unique (as load_signatures); a signature of a later
+// root replaces the one with the same id from an earlier root, in place, and the override is
+// listed in `warnings`.
+RuleSet load_signature_roots(const std::vector<std::vector<RuleFile>>& roots);
 
 struct Hit {
   uint32_t signature = 0;  // index into Engine::signatures()
-  size_t end = 0;          // offset in the scanned chunk just past the match
+  size_t end = 0;          // offset in the scanned chunk just past the (first) match on the line
+  size_t line_begin = 0;   // offset of the first byte of the line holding the match
+  size_t line_end = 0;     // offset of the line's '\n' (or the chunk's end): line excludes it
+};
+
+// Named captures, sorted by name; unset groups are left out.
+using Captures = std::vector<std::pair<std::string, std::string>>;
+
+// Limits applied to every PCRE2 capture run.
+inline constexpr uint32_t kCaptureMatchLimit = 20000;     // pcre2_set_match_limit
+inline constexpr uint32_t kCaptureDepthLimit = 2000;      // pcre2_set_depth_limit
+inline constexpr uint32_t kCaptureHeapLimitKiB = 4096;    // pcre2_set_heap_limit
+inline constexpr size_t kCaptureMaxLine = 64 * 1024;      // longer lines: first 64 KiB only
+
+// A scanning context with its own Hyperscan scratch space. Hyperscan scratch must not be used by
+// two threads at once: give each scanning thread its own Scanner (Engine::scanner()). A Scanner
+// must not outlive the Engine that made it.
+class Scanner {
+ public:
+  virtual ~Scanner() = default;
+  // Scans a chunk of complete lines of a member of `kind` (an empty kind applies every
+  // signature). Hits of signatures that do not apply to the kind are dropped; a signature is
+  // reported at most once per line. Calls fn for each hit, in order of end offset (ties by
+  // signature index).
+  virtual void scan(std::string_view chunk, std::string_view kind,
+                    const std::function<void(const Hit&)>& fn) = 0;
+};
+
+struct BuildInfo {
+  bool from_cache = false;            // the database was deserialized from cache_file
+  std::filesystem::path cache_file;   // empty when caching is disabled
+  std::string cache_warning;          // why the cache could not be read or written (not fatal)
+  size_t patterns = 0;                // expressions in the database
 };
 
 class Engine {
@@ -57,6 +115,12 @@ class Engine {
   // Compiles (or loads from cache_dir, keyed by the rule texts and the library version) the
   // database. Empty cache_dir disables caching. On error returns nullptr and sets *error to a
   // message naming the rule id, its file and line.
+  // Every signature of `rules` is kept (signatures() has the same order and indices as
+  // rules.signatures); deprecated ones are not compiled and never hit. rules.errors is not
+  // consulted: callers decide whether a rule set with errors may be used.
+  // The cache file is cache_dir/<sha256 of hs_version, platform, ids, flags, patterns>.hsdb,
+  // written atomically (temp file + rename) and checked (magic + sha256 of the payload) before
+  // use; a corrupt or unreadable cache falls back to compiling (BuildInfo::cache_warning).
   static std::unique_ptr<Engine> build(const RuleSet& rules, const std::filesystem::path& cache_dir,
                                        std::string* error);
 
@@ -64,13 +128,79 @@ class Engine {
 
   // Scans a chunk of complete lines of a member of `kind`; hits of signatures that do not apply
   // to the kind are dropped. Calls fn for each hit, in order of end offset.
+  // Uses the engine's own scratch: call it from one thread at a time; other threads use
+  // scanner(). An empty kind applies every signature; kind "binary" applies only signatures that
+  // name it; any other kind applies the signatures naming it plus those with no kinds.
+  // A signature is reported once per line; a pattern that could match across a newline (\s,
+  // [^...], \n ...) is re-checked on the line alone, so a hit never spans lines.
   virtual void scan(std::string_view chunk, std::string_view kind,
                     const std::function<void(const Hit&)>& fn) const = 0;
 
   // Named captures of signature `sig` on one line (empty when it has no capture pattern or it
-  // does not match). Bounded by PCRE2 match and depth limits.
+  // does not match). Bounded by PCRE2 match and depth limits (kCapture*). Thread-safe.
   [[nodiscard]] virtual std::vector<std::pair<std::string, std::string>> captures(
       uint32_t sig, std::string_view line) const = 0;
+
+  // A new scanner with its own scratch (hs_clone_scratch), for use by one other thread.
+  [[nodiscard]] virtual std::unique_ptr<Scanner> scanner() const = 0;
+
+  [[nodiscard]] virtual const BuildInfo& build_info() const = 0;
+
+  // Index of the signature with this id, or -1.
+  [[nodiscard]] virtual int64_t find(std::string_view id) const = 0;
 };
+
+// ---- Library functions behind `faultline rules list|test|lint|import-faultdiag` ----
+
+// `rules list`: one line per signature: id, severity, status, kinds, title, file:line.
+std::string list_text(const RuleSet& rules);
+
+struct ExampleReport {
+  std::string text;    // one line per failure, then a summary line
+  int checked = 0;     // examples run
+  int failures = 0;    // examples that failed
+};
+
+// `rules test`: every match example of every active signature must hit that signature through
+// the Hyperscan engine (scanned as a one-line chunk of the signature's first kind) and, when it
+// states captures, Engine::captures must equal them; every no_match example must not hit it.
+ExampleReport run_examples(const RuleSet& rules, const Engine& engine);
+
+struct Problem {
+  enum class Level { warning, error };
+  Level level = Level::error;
+  std::string file;
+  int line = 0;
+  std::string id;       // rule id, empty for file-level problems
+  std::string message;
+  [[nodiscard]] std::string to_string() const;  // "error: <file>:<line>: <id>: <message>"
+};
+
+// `rules lint`: load errors and warnings, unknown kinds, patterns Hyperscan rejects or that can
+// match the empty string, patterns that match none of their signature's match examples, capture
+// patterns PCRE2 rejects or without named groups, expected capture names the pattern lacks,
+// redundant leading/trailing `.*`, causes naming unknown ids. `kinds`: the kind ids that exist
+// (e.g. the ids of rules/classify/kinds.yaml from the classifier); empty = known_kinds().
+std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& kinds = {});
+
+struct ImportStats {
+  int imported = 0;          // signatures written
+  int skipped = 0;           // entries without usable substrings
+  std::vector<std::string> notes;  // one per skipped entry / unmapped source_file
+};
+
+// `rules import-faultdiag`: converts a MindCluster FaultDiag knowledge base (kg-config.json:
+// {"knowledge-repository": {CODE: {attribute, rule, source_file, regex: {"in": ...}, attr_regex}}})
+// into the YAML text of a signature pack of `family` (ids `<family>.<code lowercased>`).
+// Each substring list becomes one pattern (escaped literals joined by `.*`, in order, on one
+// line); a list of lists gives several patterns; source_file maps to kinds; `rule` dst_code
+// edges become `causes`; attr_regex becomes `capture`; examples are synthesized so that the pack
+// passes run_examples. Throws std::invalid_argument on malformed JSON / layout or a bad family.
+std::string import_faultdiag(std::string_view json_text, std::string_view family,
+                             ImportStats* stats = nullptr);
+
+// Escapes a literal for Hyperscan/PCRE syntax (metacharacters backslash-escaped, control bytes
+// as \xHH; UTF-8 bytes kept).
+std::string escape_literal(std::string_view s);
 
 }  // namespace faultline::tag

@@ -1,0 +1,163 @@
+#include "composite.hpp"
+
+#include "faultline/core/text.hpp"
+
+namespace faultline::app {
+
+namespace {
+
+constexpr size_t kDecideBytes = 64 * 1024;  // classify a section on at most this much of it
+
+bool all_of(std::string_view s, char c) {
+  if (s.empty()) return false;
+  for (char x : s)
+    if (x != c) return false;
+  return true;
+}
+
+// "---- title ----" / "==== title ====" / "#### title ####": the title between the runs.
+std::string between_runs(std::string_view l, char c, size_t min_run) {
+  size_t a = 0;
+  while (a < l.size() && l[a] == c) ++a;
+  size_t b = l.size();
+  while (b > a && l[b - 1] == c) --b;
+  if (a < min_run || l.size() - b < min_run) return {};
+  return std::string(text::trim(l.substr(a, b - a)));
+}
+
+}  // namespace
+
+CompositeParser::CompositeParser(const classify::Classifier& cls, std::string member_path)
+    : cls_(cls), path_(std::move(member_path)) {
+  const size_t slash = path_.rfind('/');
+  dir_ = slash == std::string::npos ? std::string() : path_.substr(0, slash);
+  markdown_ = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".md") == 0;
+}
+
+std::string CompositeParser::banner_title(std::string_view raw, bool markdown) {
+  const std::string_view l = text::rtrim(raw);
+  if (l.size() < 3) return {};
+  if (l.front() == '#' && l.back() == '#' && l.size() > 6) {
+    auto t = between_runs(l, '#', 3);
+    if (!t.empty()) return t;
+  }
+  if (l.front() == '-' && l.back() == '-') {
+    auto t = between_runs(l, '-', 3);
+    if (!t.empty()) return t;
+  }
+  if (l.front() == '=' && l.back() == '=') {
+    auto t = between_runs(l, '=', 3);
+    if (!t.empty()) return t;
+  }
+  if (l.substr(0, 4) == "==> " && l.size() > 8 && l.substr(l.size() - 4) == " <==")
+    return std::string(text::trim(l.substr(4, l.size() - 8)));
+  if (l.substr(0, 4) == ">>> ") return std::string(text::trim(l.substr(4)));
+  if (l.substr(0, 2) == "$ ") return std::string(text::trim(l.substr(2)));
+  if (markdown && l.front() == '#') {
+    size_t i = 0;
+    while (i < l.size() && l[i] == '#') ++i;
+    if (i <= 6 && i < l.size() && l[i] == ' ') return std::string(text::trim(l.substr(i)));
+  }
+  // "uname -a output:"
+  if (l.size() > 8 && l.substr(l.size() - 7) == "output:" && l.size() < 120)
+    return std::string(text::trim(l.substr(0, l.size() - 7)));
+  // root@host:~# cmd  /  user@host:/x$ cmd
+  if (const size_t at = l.find('@'); at != std::string_view::npos && at > 0 && at < 40) {
+    const size_t colon = l.find(':', at);
+    if (colon != std::string_view::npos) {
+      const size_t p = l.find_first_of("#$", colon);
+      if (p != std::string_view::npos && p + 1 < l.size() && l[p + 1] == ' ' &&
+          l.substr(0, at).find(' ') == std::string_view::npos)
+        return std::string(text::trim(l.substr(p + 2)));
+    }
+  }
+  return {};
+}
+
+std::string CompositeParser::section_path(std::string_view dir, std::string_view title) {
+  const auto words = text::split_ws(title);
+  // cat/head/tail/less of a file: the file's own path
+  if (words.size() >= 2 && (words[0] == "cat" || words[0] == "head" || words[0] == "tail" ||
+                            words[0] == "less" || words[0] == "more")) {
+    std::string_view f = words.back();
+    if (!f.empty() && f.front() == '/') return std::string(f.substr(1));
+  }
+  if (words.size() == 1 && !words[0].empty() && words[0].front() == '/')
+    return std::string(words[0].substr(1));
+  std::string name;
+  for (auto w : words) {
+    if (w == "sudo" || w == "timeout" || (w.size() > 1 && w.back() == 's' && std::isdigit(static_cast<unsigned char>(w.front()))))
+      continue;
+    if (!name.empty()) name += '_';
+    for (char c : w) name += (c == '/' || c == '|' || c == '\'' || c == '"') ? '_' : c;
+  }
+  if (name.empty()) name = "section";
+  return dir.empty() ? name : std::string(dir) + "/" + name;
+}
+
+void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, parse::Sink& sink) {
+  std::string title = banner_title(text, markdown_);
+  if (!title.empty()) {
+    flush(sink);
+    start_section(std::move(title), sink);
+    return;
+  }
+  const std::string_view t = text::trim(text);
+  if (t.substr(0, 3) == "```") {
+    // each fenced block is its own section (a heading may hold several outputs)
+    in_fence_ = !in_fence_;
+    if (in_fence_ && started_ && (decided_ || !lines_.empty())) {
+      std::string keep = title_;
+      flush(sink);
+      start_section(std::move(keep), sink);
+    }
+    return;
+  }
+  if (all_of(t, '-') || t == "[toc]") return;  // markdown furniture
+  if (!started_) start_section("", sink);
+  if (decided_) {
+    if (sub_) sub_->line(text, ctx, sink);
+    return;
+  }
+  buf_.append(text);
+  buf_.push_back('\n');
+  lines_.emplace_back(buf_.size(), ctx);
+  if (buf_.size() >= kDecideBytes) decide(sink);
+}
+
+void CompositeParser::start_section(std::string title, parse::Sink& /*sink*/) {
+  title_ = std::move(title);
+  started_ = true;
+  decided_ = false;
+  sub_.reset();
+  buf_.clear();
+  lines_.clear();
+}
+
+void CompositeParser::decide(parse::Sink& sink) {
+  if (decided_) return;
+  decided_ = true;
+  const std::string p = title_.empty() ? path_ : section_path(dir_, title_);
+  const auto c = cls_.classify(p, buf_);
+  if (c.kind != "text" && c.kind != "binary" && c.kind != "composite") sub_ = parse::make_parser(c.kind, p);
+  if (sub_) {
+    size_t start = 0;
+    for (const auto& [end, ctx] : lines_) {
+      sub_->line(std::string_view(buf_).substr(start, end - 1 - start), ctx, sink);
+      start = end;
+    }
+  }
+  buf_.clear();
+  lines_.clear();
+}
+
+void CompositeParser::flush(parse::Sink& sink) {
+  if (!started_) return;
+  decide(sink);
+  if (sub_) sub_->finish(sink);
+  sub_.reset();
+}
+
+void CompositeParser::finish(parse::Sink& sink) { flush(sink); }
+
+}  // namespace faultline::app

@@ -1,0 +1,48 @@
+// Files that hold several command outputs one after another (the official collectors'
+// env_info.md, install_info.md, OS_info.log, version_info.log, ...). Each section, introduced by a
+// banner, is classified on its own (from the banner's command and its first lines) and fed to the
+// parser of its kind with the lines' real numbers, so facts keep their file:line evidence.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "faultline/classify/classify.hpp"
+#include "faultline/parse/parser.hpp"
+
+namespace faultline::app {
+
+class CompositeParser final : public parse::Parser {
+ public:
+  CompositeParser(const classify::Classifier& cls, std::string member_path);
+  void line(std::string_view text, const parse::LineCtx& ctx, parse::Sink& sink) override;
+  void finish(parse::Sink& sink) override;
+
+  // The title of a banner line ("" when the line is not a banner). Exposed for tests.
+  static std::string banner_title(std::string_view line, bool markdown);
+  // A path that makes the classifier's path patterns recognise a section's command:
+  // "uname -a" -> "<dir>/uname_-a", "cat /usr/local/Ascend/driver/version.info" ->
+  // "usr/local/Ascend/driver/version.info".
+  static std::string section_path(std::string_view dir, std::string_view title);
+
+ private:
+  void start_section(std::string title, parse::Sink& sink);
+  void decide(parse::Sink& sink);
+  void flush(parse::Sink& sink);
+
+  const classify::Classifier& cls_;
+  std::string path_, dir_;
+  bool markdown_ = false;
+  std::string title_;
+  bool started_ = false;
+  // buffered lines of the current section until its kind is decided
+  std::string buf_;
+  std::vector<std::pair<size_t, parse::LineCtx>> lines_;  // (end offset in buf_, ctx)
+  std::unique_ptr<parse::Parser> sub_;
+  bool decided_ = false;
+  bool in_fence_ = false;
+};
+
+}  // namespace faultline::app

@@ -1,0 +1,188 @@
+#include "data.hpp"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "faultline/core/time.hpp"
+#include "sql.hpp"
+
+namespace faultline::correlate::detail {
+namespace {
+
+constexpr size_t kMaxMemberText = 64u << 20;  // bytes of one member's text we split into lines
+constexpr size_t kMaxLine = 4000;             // characters kept of one evidence line
+
+std::map<std::string, std::string> parse_captures(const std::string& s) {
+  std::map<std::string, std::string> out;
+  if (s.empty()) return out;
+  const auto j = nlohmann::json::parse(s, nullptr, false);
+  if (!j.is_object()) return out;
+  for (const auto& [k, v] : j.items()) out[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  return out;
+}
+
+std::string first_line(std::string s) {
+  const size_t nl = s.find('\n');
+  if (nl != std::string::npos) s.resize(nl);
+  if (!s.empty() && s.back() == '\r') s.pop_back();
+  if (s.size() > kMaxLine) s.resize(kMaxLine);
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
+                                        const std::vector<std::string>& signatures) {
+  auto data = std::make_unique<BundleData>();
+  data->bundle_id = bundle_id;
+  if (!signatures.empty()) {
+    // A json_each() list keeps the statement fixed whatever the number of signatures.
+    Stmt st(db,
+            "SELECT h.id, h.signature, h.captures, e.id, e.host, COALESCE(m.path, ''), "
+            "COALESCE(m.kind, ''), e.member_id, e.line, e.time_ns, e.time_quality, e.text, "
+            "e.sev_rank FROM hits h JOIN events e ON e.id = h.event_id "
+            "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ? "
+            "AND h.signature IN (SELECT value FROM json_each(?)) "
+            "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, h.signature, h.id");
+    st.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
+    while (st.step()) {
+      HitRow h;
+      h.hit_id = st.i64(0);
+      h.signature = st.str(1);
+      h.captures = parse_captures(st.str(2));
+      h.event_id = st.i64(3);
+      h.host = st.str(4);
+      h.member = st.str(5);
+      h.kind = st.str(6);
+      h.member_id = st.i64(7);
+      h.line = st.i64(8);
+      h.time_ns = st.opt_i64(9);
+      h.time_quality = st.str(10);
+      h.text = st.str(11);
+      h.sev_rank = static_cast<int>(st.i64(12));
+      data->hits.push_back(std::move(h));
+    }
+  }
+  {
+    Stmt st(db,
+            "SELECT f.id, f.host, f.name, f.value, COALESCE(f.member_id, 0), f.line, "
+            "COALESCE(m.path, ''), COALESCE(m.kind, '') FROM facts f "
+            "LEFT JOIN members m ON m.id = f.member_id WHERE f.bundle_id = ? "
+            "ORDER BY f.host, f.name, m.path, f.line, f.value, f.id");
+    st.bind(1, bundle_id);
+    while (st.step()) {
+      FactRow f;
+      f.id = st.i64(0);
+      f.host = st.str(1);
+      f.name = st.str(2);
+      f.value = st.str(3);
+      f.member_id = st.i64(4);
+      f.line = st.i64(5);
+      f.member = st.str(6);
+      f.kind = st.str(7);
+      data->facts.push_back(std::move(f));
+    }
+  }
+  std::set<std::string> names;
+  {
+    Stmt st(db, "SELECT name FROM hosts WHERE bundle_id = ?");
+    st.bind(1, bundle_id);
+    while (st.step()) names.insert(st.str(0));
+  }
+  for (const auto& h : data->hits) names.insert(h.host);
+  for (const auto& f : data->facts) names.insert(f.host);
+  std::map<std::string, size_t> index;
+  for (const auto& n : names) {
+    index[n] = data->hosts.size();
+    data->hosts.push_back(HostData{});
+    data->hosts.back().name = n;
+  }
+  for (const auto& h : data->hits) data->hosts[index[h.host]].hits[h.signature].push_back(&h);
+  for (const auto& f : data->facts) data->hosts[index[f.host]].facts[f.name].push_back(&f);
+  {
+    Stmt st(db,
+            "SELECT host, offset_ns, method FROM clocks WHERE bundle_id = ? AND clock = 'host_local' "
+            "AND offset_ns IS NOT NULL ORDER BY id");
+    st.bind(1, bundle_id);
+    while (st.step()) {
+      auto it = index.find(st.str(0));
+      if (it == index.end()) continue;
+      auto& h = data->hosts[it->second];
+      if (h.local_offset_ns) continue;
+      h.local_offset_ns = st.i64(1);
+      h.offset_source = "clocks:" + st.str(2);
+    }
+  }
+  for (auto& h : data->hosts) {
+    if (h.local_offset_ns) continue;
+    auto it = h.facts.find("host.timezone");
+    if (it == h.facts.end()) continue;
+    for (const auto* f : it->second) {
+      if (auto z = parse_zone(f->value)) {
+        h.local_offset_ns = -static_cast<int64_t>(*z) * 1'000'000'000;
+        h.offset_source = "host.timezone";
+        break;
+      }
+    }
+  }
+  return data;
+}
+
+std::string LineSource::line(int64_t member_id, int64_t line) {
+  if (member_id <= 0 || line <= 0) return {};
+  auto it = members_.find(member_id);
+  if (it == members_.end()) {
+    std::vector<std::string> lines;
+    Stmt st(db_, "SELECT encoding, data FROM member_text WHERE member_id = ?");
+    st.bind(1, member_id);
+    if (st.step()) {
+      const std::string enc = st.str(0);
+      std::string data = st.blob(1);
+      if (enc == "zstd") {
+        const unsigned long long n = ZSTD_getFrameContentSize(data.data(), data.size());
+        std::string out;
+        if (n != ZSTD_CONTENTSIZE_ERROR && n != ZSTD_CONTENTSIZE_UNKNOWN && n <= kMaxMemberText) {
+          out.resize(static_cast<size_t>(n));
+          const size_t r = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+          if (ZSTD_isError(r) != 0U)
+            out.clear();
+          else
+            out.resize(r);
+        }
+        data = std::move(out);
+      } else if (data.size() > kMaxMemberText) {
+        data.resize(kMaxMemberText);
+      }
+      size_t start = 0;
+      while (start < data.size()) {
+        size_t nl = data.find('\n', start);
+        if (nl == std::string::npos) nl = data.size();
+        std::string l = data.substr(start, std::min(nl - start, kMaxLine));
+        if (!l.empty() && l.back() == '\r') l.pop_back();
+        lines.push_back(std::move(l));
+        start = nl + 1;
+      }
+    }
+    it = members_.emplace(member_id, std::move(lines)).first;
+  }
+  if (static_cast<size_t>(line) <= it->second.size()) return it->second[static_cast<size_t>(line - 1)];
+  Stmt st(db_, "SELECT text FROM events WHERE member_id = ? AND line = ? ORDER BY id LIMIT 1");
+  st.bind(1, member_id).bind(2, line);
+  if (st.step()) return first_line(st.str(0));
+  return {};
+}
+
+std::optional<LineSource::EventTime> LineSource::event_time(int64_t member_id, int64_t line) {
+  if (member_id <= 0 || line <= 0) return std::nullopt;
+  Stmt st(db_,
+          "SELECT time_ns, time_quality FROM events WHERE member_id = ? AND line = ? ORDER BY id "
+          "LIMIT 1");
+  st.bind(1, member_id).bind(2, line);
+  if (!st.step()) return std::nullopt;
+  return EventTime{st.opt_i64(0), st.str(1)};
+}
+
+}  // namespace faultline::correlate::detail

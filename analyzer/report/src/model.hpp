@@ -1,0 +1,75 @@
+// What a report shows, read from the database alone (bundles, hosts, members, findings,
+// finding_evidence, timeline, facts, warnings). Every list is in a fixed order so that rendering
+// the same database twice gives the same bytes.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace faultline::report::detail {
+
+struct EvidenceR {
+  std::string file, text, signature, fact;
+  int64_t line = 0;
+  std::optional<int64_t> time_ns;
+};
+
+struct FindingR {
+  std::string id, kind, severity, host, title, summary, explained_by;
+  double confidence = 0;
+  int rank = 0;
+  std::vector<std::string> explains, remediation, missing;
+  std::vector<EvidenceR> evidence;
+};
+
+struct TimelineR {
+  std::optional<int64_t> time_ns;
+  std::string quality, host, file, kind, text, signature, finding, role;
+  int64_t line = 0;
+  int ord = 0;
+};
+
+struct FactR {
+  std::string host, name, value, file;
+  int64_t line = 0;
+};
+
+struct WarningR {
+  std::string file, message;
+};
+
+struct MemberIssue {
+  std::string path, kind;
+  bool truncated = false;
+  int64_t long_lines = 0, malformed_lines = 0;
+};
+
+struct Report {
+  int64_t bundle_id = 0;
+  std::string path, name, sha256, status;
+  int64_t files = 0, bytes = 0;
+  std::vector<std::string> hosts;
+  std::vector<FindingR> findings;  // rank order
+  std::vector<TimelineR> timeline;
+  std::vector<FactR> facts;
+  std::vector<WarningR> warnings;
+  std::vector<MemberIssue> issues;
+};
+
+// Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.
+Report load(sqlite3* db, int64_t bundle_id);
+
+// Text helpers shared by the renderers.
+std::string fmt_time(const std::optional<int64_t>& ns);  // ISO-8601 UTC, "" when unknown
+std::string fmt_conf(double c);                          // "0.90"
+std::string verdict(const Report& r);                    // one line, no markup
+std::string loc(const std::string& file, int64_t line);  // "file:line" or "file"
+
+// Version facts shown in the per-host versions table and in fleet drift, in display order.
+const std::vector<std::string>& version_fact_names();
+
+}  // namespace faultline::report::detail

@@ -1,0 +1,64 @@
+// Untrusted input: every output kind is registered, survives garbage, huge lines and huge members,
+// and bounds what it emits.
+#include <random>
+
+#include "test_outputs_util.hpp"
+
+using namespace fltest;
+
+namespace {
+const std::vector<std::string> kKinds = {
+    "npu_smi_info", "npu_smi_kv",   "version_info", "dpkg_list", "rpm_list",  "pip_list",
+    "proc_maps",    "proc_cmdline", "environ",      "mountinfo", "modinfo",   "modprobe",
+    "lsmod",        "ls_listing",   "uname",        "uptime",    "proc_stat", "date",
+    "timedatectl",  "ulimit",       "sysctl",       "lspci",     "manifest"};
+}  // namespace
+
+TEST_CASE("outputs: every kind has a parser", "[parse][outputs][robustness]") {
+  const auto kinds = faultline::parse::parser_kinds();
+  for (const auto& k : kKinds) {
+    INFO(k);
+    CHECK(std::find(kinds.begin(), kinds.end(), k) != kinds.end());
+    CHECK(faultline::parse::make_parser(k, "x") != nullptr);
+  }
+}
+
+TEST_CASE("outputs: garbage, long lines and table debris do not crash",
+          "[parse][outputs][robustness]") {
+  std::mt19937 rng(12345);  // fixed seed: reproducible
+  std::string garbage;
+  for (int i = 0; i < 20000; ++i) {
+    const auto c = static_cast<char>(rng() % 256);
+    garbage.push_back(c);
+    if (rng() % 50 == 0) garbage.push_back('\n');
+  }
+  const std::string long_line = std::string(1 << 20, 'A') + "=" + std::string(1 << 20, 'B') + "\n";
+  using namespace std::string_literals;
+  const std::string debris =
+      "|||||||\n| 0 | OK |\n|\n+\n| npu-smi\n| npu-smi 1 Version:\n==>\n<==\n$\n$ \n#####\n"
+      "[root@x ~]#\n: : :\n=\n==\n-1-2-3 r-xp\nlrwxrwxrwx\ninsmod\nbtime\nName:\nVersion:\n"
+      "filename:\n\x00\x00\x00\n{\"commands\": [1, \"x\", {\"exit\": \"no\"}]}\n"s;
+  for (const auto& k : kKinds) {
+    for (const std::string* t : std::vector<const std::string*>{&garbage, &long_line, &debris}) {
+      INFO(k);
+      const auto r = run(k, *t, "proc/1/maps");
+      for (const auto& f : r.facts) {
+        CHECK(f.value.size() <= 16 * 1024);
+        CHECK(f.name.size() <= 512);
+        CHECK(f.line >= 1);
+        CHECK(f.line <= r.lines);
+      }
+    }
+  }
+}
+
+TEST_CASE("outputs: facts per member are capped", "[parse][outputs][robustness]") {
+  std::string t;
+  t.reserve(260000 * 24);
+  for (int i = 0; i < 260000; ++i) t += "vm.k" + std::to_string(i) + " = 1\n";
+  const auto r = run("sysctl", t);
+  CHECK(r.facts.size() == 250000);
+  CHECK(r.malformed == 1);
+  REQUIRE(!r.malformed_reasons.empty());
+  CHECK(r.malformed_reasons[0].find("fact limit") != std::string::npos);
+}
