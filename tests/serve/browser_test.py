@@ -142,19 +142,25 @@ class DevTools:
             if "method" in msg:
                 self.events.append(msg)
 
-    def wait_event(self, name, deadline):
-        while time.time() < deadline:
-            for i, e in enumerate(self.events):
-                if e["method"] == name:
-                    return self.events.pop(i)
-            self.events.append(json.loads(self.ws.recv()))
-        raise RuntimeError("timed out waiting for " + name)
-
     def eval(self, expr):
         r = self.call("Runtime.evaluate", expression=expr, returnByValue=True)
         if "exceptionDetails" in r:
             raise RuntimeError("page script error: " + json.dumps(r["exceptionDetails"])[:400])
         return r["result"].get("value")
+
+    def navigate(self, url, deadline):
+        """Opens url and waits until that document has loaded (not an earlier one)."""
+        self.events = [e for e in self.events if e["method"] != "Page.loadEventFired"]
+        self.call("Page.navigate", url=url)
+        path = urllib.parse.urlparse(url).path
+
+        def loaded():
+            try:
+                return self.eval("location.pathname === %s && document.readyState === 'complete'" % json.dumps(path))
+            except RuntimeError:
+                return False  # between two documents
+
+        wait_for(loaded, "page " + path, deadline)
 
     def problems(self):
         """Script exceptions and CSP/network errors the page reported so far."""
@@ -263,8 +269,7 @@ def main():
         cdp.call("Emulation.setDeviceMetricsOverride", width=1280, height=900, deviceScaleFactor=1, mobile=False)
 
         # 1. the upload page
-        cdp.call("Page.navigate", url=base + "/")
-        cdp.wait_event("Page.loadEventFired", deadline)
+        cdp.navigate(base + "/", deadline)
         if cdp.eval("document.querySelector('input[type=file]') !== null") is not True:
             failures.append("the upload page has no file input")
             raise RuntimeError("no file input")
@@ -311,8 +316,7 @@ def main():
             failures.append("the report page has no database download link")
 
         # 3. the list of analyses shows the verdict
-        cdp.call("Page.navigate", url=base + "/bundles")
-        cdp.wait_event("Page.loadEventFired", deadline)
+        cdp.navigate(base + "/bundles", deadline)
         listing = cdp.eval("document.getElementById('analyses') ? document.getElementById('analyses').innerText : ''") or ""
         if SAMPLE + ".tar.gz" not in listing:
             failures.append("the list of analyses does not show the upload")

@@ -246,7 +246,8 @@ std::string report_page(const Analysis& a, const std::string& report_html, const
   const std::string ls = "color:#fff;text-decoration:underline";
   std::string bar =
       "<nav id=\"faultline-serve-bar\" style=\"font:14px/1.4 system-ui,sans-serif;background:#102a43;"
-      "color:#fff;padding:8px 16px;display:flex;gap:18px;flex-wrap:wrap;align-items:baseline\">";
+      "color:#fff;padding:8px 16px;margin:0 0 16px;border-radius:6px;display:flex;gap:6px 18px;"
+      "flex-wrap:wrap;align-items:baseline\">";
   bar += "<a style=\"" + ls + ";font-weight:700\" href=\"" + html_escape(link("/", token)) +
          "\">faultline</a>";
   bar += "<a style=\"" + ls + "\" href=\"" + html_escape(link("/bundles", token)) +
