@@ -249,6 +249,26 @@ TEST_CASE("condition types in isolation", "[rules][conditions]") {
     CHECK(fires("  compare: {left: driver.version.installed, op: ne, right: driver.version.installed, as: version}\n"));
     CHECK(!fires("  compare: {left: driver.version.installed, op: eq, right: driver.version.installed, as: version}\n"));
   }
+  SECTION("cite: false counts without listing rows") {
+    faultline::correlate::run(db.handle(), b,
+                              pack("test.c", "  all:\n    - fact: npu.count\n      cite: false\n    - fact: sysctl.vm.max_map_count\n"));
+    const auto f = findings(db.handle(), b);
+    REQUIRE(f.size() == 1);
+    const auto ev = evidence(db.handle(), f[0].id);
+    REQUIRE(ev.size() == 1);
+    CHECK(ev[0].fact == "sysctl.vm.max_map_count");
+  }
+  SECTION("one hit before another") {
+    auto m = db.member("plog.log", "plog", "n1",
+                       {"[ERROR] RUNTIME(31337,python3):2026-03-12-10:14:07.118.245 [stream.cc:1402]31420 "
+                        "SynchronizeExecutedTask:report three minutes timeout! stream_id=47, task_id=1280, sqHead=500, pendingNum=781",
+                        "RuntimeError: ACL error: 107020"});
+    db.hit(m, 1, "runtime.sync_three_minutes_timeout", "{}", local("2026-03-12 10:14:07.118245", 8), "local");
+    db.hit(m, 2, "acl.error_107020", R"({"code":"107020"})", local("2026-03-12 10:21:07", 8), "local");
+    CHECK(fires("  time_order:\n    first: {hit: runtime.sync_three_minutes_timeout}\n    then: {hit: acl.error_107020}\n"));
+    CHECK(!fires("  time_order:\n    first: {hit: acl.error_107020}\n    then: {hit: runtime.sync_three_minutes_timeout}\n"));
+    CHECK(!fires("  time_order:\n    first: {hit: runtime.sync_three_minutes_timeout}\n    then: {hit: acl.error_107020}\n    min_gap_s: 600\n"));
+  }
   SECTION("numeric and version predicates, counts, not") {
     CHECK(fires("  fact: sysctl.vm.max_map_count\n  op: lt\n  value: '262144'\n  as: number\n"));
     CHECK(!fires("  fact: sysctl.vm.max_map_count\n  op: gt\n  value: '262144'\n  as: number\n"));

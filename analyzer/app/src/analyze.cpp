@@ -338,13 +338,13 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     row.parsed_lines = sink->parsed();
     row.malformed_lines = sink->malformed();
   }
-  if (comp) {
+  if (whole_ok && row.kind != "binary" && st.bytes > 0) {
+    db_.add_member_text(member_id, whole, "plain");  // small members: whole, even with --keep-raw
+    row.text_stored = "whole";
+  } else if (comp) {
     comp->add({}, true);
     db_.add_member_text(member_id, comp->take(), "zstd");
     row.text_stored = "zstd";
-  } else if (whole_ok && row.kind != "binary" && st.bytes > 0) {
-    db_.add_member_text(member_id, whole, "plain");
-    row.text_stored = "whole";
   }
   if (st.long_lines > 0)
     warning(Warning{info.path, std::to_string(st.long_lines) + " line(s) longer than " +
@@ -380,17 +380,82 @@ Clock clock_from(std::string_view s) {
   return Clock::none;
 }
 
+// faultline-collect writes each command's output to its own file and the command into
+// manifest.json. A single-directory `ls -l DIR` output names its entries relative to DIR: give
+// those fs.* facts their absolute path from the command.
+void apply_manifests(store::Db& db, int64_t bundle) {
+  sqlite3* h = db.handle();
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(h,
+                     "SELECT m.path, t.data FROM members m JOIN member_text t ON t.member_id=m.id "
+                     "WHERE m.bundle_id=? AND m.kind='manifest' AND t.encoding='plain'",
+                     -1, &s, nullptr);
+  sqlite3_bind_int64(s, 1, bundle);
+  std::vector<std::pair<std::string, std::string>> fixes;  // member path, directory
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    const std::string mpath = col_text(s, 0);
+    const auto* data = static_cast<const char*>(sqlite3_column_blob(s, 1));
+    const std::string json(data ? data : "", static_cast<size_t>(sqlite3_column_bytes(s, 1)));
+    const size_t slash = mpath.rfind('/');
+    const std::string prefix = slash == std::string::npos ? "" : mpath.substr(0, slash + 1);
+    const auto j = nlohmann::json::parse(json, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("commands") || !j["commands"].is_array())
+      continue;
+    for (const auto& c : j["commands"]) {
+      if (!c.is_object() || !c.contains("cmd") || !c.contains("file")) continue;
+      if (!c["cmd"].is_string() || !c["file"].is_string()) continue;
+      const std::string cmd = c["cmd"].get<std::string>();
+      const auto words = text::split_ws(cmd);
+      if (words.size() < 2 || words[0] != "ls") continue;
+      std::vector<std::string_view> args;
+      for (size_t i = 1; i < words.size(); ++i)
+        if (words[i].empty() || words[i][0] != '-') args.push_back(words[i]);
+      if (args.size() != 1 || args[0].empty() || args[0][0] != '/') continue;
+      std::string dir(args[0]);
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      fixes.emplace_back(prefix + c["file"].get<std::string>(), dir);
+    }
+  }
+  sqlite3_finalize(s);
+  if (fixes.empty()) return;
+  db.begin();
+  sqlite3_prepare_v2(h,
+                     "UPDATE facts SET name = 'fs.' || ?1 || '/' || substr(name, 4) "
+                     "WHERE bundle_id=?2 AND name LIKE 'fs.%' AND substr(name, 4, 1) <> '/' AND "
+                     "member_id = (SELECT id FROM members WHERE bundle_id=?2 AND path=?3)",
+                     -1, &s, nullptr);
+  for (const auto& [member, dir] : fixes) {
+    sqlite3_bind_text(s, 1, dir.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s, 2, bundle);
+    sqlite3_bind_text(s, 3, member.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_step(s);
+    sqlite3_reset(s);
+  }
+  sqlite3_finalize(s);
+  db.commit();
+}
+
 // Gives every host its name and every event its UTC time.
 void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::string, RootInfo>& roots,
                               const std::string& bundle_name) {
   sqlite3* h = db.handle();
   // host names
-  std::set<std::string> used;
   std::map<std::string, std::string> names;
+  // Roots that name no host (extra folders next to one node's collection, e.g. case/ beside
+  // faultline_<host>_<ts>/) belong to that node when the bundle names exactly one.
+  std::set<std::string> hinted;
+  for (const auto& [root, info] : roots)
+    if (!info.best.host.empty()) hinted.insert(info.best.host);
+  std::string only_host;
+  if (hinted.size() == 1) only_host = *hinted.begin();
+  std::map<std::string, std::string> source_of;
   for (auto& [root, info] : roots) {
     std::string name = info.best.host;
     std::string source = info.best.source;
-    if (name.empty()) {
+    if (name.empty() && !only_host.empty()) {
+      name = only_host;
+      source = "joined";
+    } else if (name.empty()) {
       // fall back to the bundle's name without extensions, then "host"
       std::string n = root.empty() ? bundle_name : root.substr(root.find_last_of("/!") == std::string::npos ? 0 : root.find_last_of("/!") + 1);
       for (const char* ext : {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
@@ -401,12 +466,10 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       name = n.empty() ? "host" : n;
       source = "default";
     }
-    std::string unique = name;
-    for (int k = 2; used.count(unique) != 0; ++k) unique = name + "#" + std::to_string(k);
-    used.insert(unique);
-    names[root] = unique;
-    db.add_host(bundle, unique, source);
+    names[root] = name;  // several roots may share a host (one node's collection split in parts)
+    if (!source_of.count(name) || source != "joined") source_of[name] = source;
   }
+  for (const auto& [name, source] : source_of) db.add_host(bundle, name, source);
   db.begin();
   {
     sqlite3_stmt* s = nullptr;
@@ -424,8 +487,10 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       sqlite3_finalize(s);
     }
   }
-  // clocks, per host
-  for (const auto& [root, name] : names) {
+  // clocks, per host (combining the roots of one host)
+  std::map<std::string, std::vector<std::string>> roots_of;
+  for (const auto& [root, name] : names) roots_of[name].push_back(root);
+  for (const auto& [name, host_roots] : roots_of) {
     clock::HostInputs in;
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
@@ -454,9 +519,12 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       }
     }
     sqlite3_finalize(s);
-    if (!in.reference_ns && roots[root].reference_naive != kNoTime)
-      in.reference_ns = roots[root].reference_naive;
+    for (const auto& root : host_roots)
+      if (roots[root].reference_naive != kNoTime &&
+          (!in.reference_ns || roots[root].reference_naive > *in.reference_ns))
+        in.reference_ns = roots[root].reference_naive;
     // anchors: (wall, uptime) pairs and epoch payloads; year-less ones dated from the reference
+    for (const auto& root : host_roots)
     for (const Anchor& an : roots[root].anchors) {
       if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
       int year = an.t.year;
@@ -615,6 +683,7 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   }
   const auto t_clock = std::chrono::steady_clock::now();
   db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
+  apply_manifests(db, bundle_id);
   resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
   stats.store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_clock).count();
 

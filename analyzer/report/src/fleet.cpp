@@ -134,6 +134,8 @@ std::string render_fleet_json(sqlite3* db, const std::vector<Report>& rs) {
   for (const auto& r : rs) {
     J b = bundle_json(r);
     b["verdict"] = verdict(r);
+    b["unclassified"] = J::object();  // signature -> error-level lines no finding cites
+    for (const auto& u : r.unclassified) b["unclassified"][u.signature] = u.count;
     b["root_causes"] = J::array();
     b["symptoms"] = J::array();
     for (const auto& f : r.findings) {

@@ -215,6 +215,18 @@ std::string render_html(const Report& r) {
   }
   if (m == 0) o << "<p>None observed.</p>\n";
 
+  o << "<h2>Other error signatures</h2>\n";
+  if (r.unclassified.empty()) {
+    o << "<p>None: every error-level signature hit is cited by a finding.</p>\n";
+  } else {
+    o << "<table><tr><th>signature</th><th>lines</th><th>first seen</th><th>host</th><th>file:line</th></tr>\n";
+    for (const auto& u : r.unclassified)
+      o << "<tr><td><code>" << html(u.signature) << "</code></td><td>" << u.count << "</td><td>"
+        << html(u.time_ns ? fmt_time(u.time_ns) : "–") << "</td><td>" << html(u.host) << "</td><td><code>"
+        << html(loc(u.file, u.line)) << "</code></td></tr>\n";
+    o << "</table>\n";
+  }
+
   o << "<h2>Timeline</h2>\n";
   timeline_svg(o, r);
   if (!r.timeline.empty()) {

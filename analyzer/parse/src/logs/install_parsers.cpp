@@ -1,6 +1,7 @@
 // Install logs: /var/log/ascend_seclog/ascend_install.log and operation.log (log-formats.md §6.1,
 // §6.2). Besides line events they emit one `install.event` fact per install/upgrade/downgrade/
 // uninstall session, decided from the lines between Start time and End time of one package.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,7 @@ struct Session {
   std::string time;
   std::string run;
   std::string base, from, to, current;
+  std::string path_version;  // from an install path (.../ascend-toolkit/8.5.0/..., .../cann-9.1.0/...)
   bool open = false, uninstall_cmd = false, uninstalled_ok = false, installed_ok = false;
   bool upgraded_ok = false, failed = false, reboot = false, ended = false;
   uint32_t line = 0;
@@ -176,6 +178,18 @@ class InstallLogParser final : public Parser {
       s->from = version_token(after(m, "the version is "));
       s->to = version_token(after(m, "the version of this package is "));
     }
+    if (s->path_version.empty()) {
+      for (std::string_view key : {"/ascend-toolkit/", "/cann-", "/nnae/", "/ascend-cann-"}) {
+        const size_t at = m.find(key);
+        if (at == std::string_view::npos) continue;
+        std::string_view rest = m.substr(at + key.size());
+        rest = rest.substr(0, rest.find_first_of("/ ;,'\""));
+        if (!rest.empty() && rest[0] >= '0' && rest[0] <= '9' && rest.find('.') != std::string_view::npos) {
+          s->path_version = std::string(rest);
+          break;
+        }
+      }
+    }
     if (contains(m, "Current package version is ")) s->current = version_token(after(m, "Current package version is "));
     if (contains(m, "the new opp module version is ")) {
       s->from = version_token(after(m, "Existed opp module version is "));
@@ -216,6 +230,7 @@ class InstallLogParser final : public Parser {
     ev.time = s.time;
     std::string to = !s.to.empty() ? s.to : version_from_run(s.run);
     if (to.empty()) to = s.current;
+    if (to.empty()) to = s.path_version;
     std::string from = !s.from.empty() ? s.from : s.base;
     if (starts_with(from, "was destroyed") || from == "none") from.clear();
     const bool installish = s.installed_ok || s.upgraded_ok;
@@ -236,6 +251,11 @@ class InstallLogParser final : public Parser {
     ev.result = (s.failed || !done) ? "failed" : "success";
     ev.reboot_required = s.reboot;
     sink.fact(Fact{"install.event", ev.json(), s.line});
+    // a CANN package installed with a known version: state it like a version file would
+    static constexpr std::string_view kCann[] = {"toolkit", "runtime", "nnae", "nnrt", "cann", "kernels"};
+    const bool cann = std::find(std::begin(kCann), std::end(kCann), ev.package) != std::end(kCann);
+    if (cann && ev.result == "success" && ev.action != "uninstall" && !ev.to.empty())
+      sink.fact(Fact{"cann.version.installed", ev.to, s.line});
   }
 
   RawTime last_time_;

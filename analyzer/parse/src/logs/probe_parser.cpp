@@ -118,6 +118,14 @@ class ProbeParser final : public Parser {
     exit_code_ = 0;
     timeout_cmd_ = false;
     name_.clear();
+    // "date; timeout 60s python3 probe.py rng; echo exit=$?": the part that runs the probe
+    for (auto part : faultline::text::split(cmd, ';')) {
+      if (part.find(".py") != std::string_view::npos) {
+        const size_t amp = part.rfind("&&");
+        cmd = amp == std::string_view::npos ? part : part.substr(amp + 2);
+        break;
+      }
+    }
     const auto toks = faultline::text::split_ws(cmd);
     size_t i = 0;
     // skip env assignments, sudo, timeout <dur>
@@ -152,7 +160,8 @@ class ProbeParser final : public Parser {
     std::string result;
     if (has_exit_) {
       if (exit_code_ == 0) result = "pass";
-      else if ((exit_code_ == 124 || exit_code_ == 137 || exit_code_ == 143) && timeout_cmd_) result = "timeout";
+      else if (exit_code_ == 124 || ((exit_code_ == 137 || exit_code_ == 143) && timeout_cmd_))
+        result = "timeout";  // 124 is what timeout(1) exits with
       else result = "fail";
     } else if (saw_error_) {
       result = saw_timeout_ ? "timeout" : "fail";
