@@ -259,4 +259,31 @@ const std::vector<std::string>& version_fact_names() {
   return names;
 }
 
+std::vector<EvidenceGroup> group_evidence(const FindingR& f, size_t keep) {
+  // key: the signature, or the fact and its value; evidence keeps its stored (ranked) order
+  std::vector<std::string> order;
+  std::map<std::string, EvidenceGroup> groups;
+  std::map<std::string, std::set<std::string>> files;
+  for (const auto& e : f.evidence) {
+    std::string key = !e.signature.empty() ? "s:" + e.signature
+                      : !e.fact.empty()    ? "f:" + e.fact + "=" + e.text
+                                           : "t:" + e.text;
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    if (it->second.shown.size() < keep) {
+      it->second.shown.push_back(&e);
+    } else {
+      ++it->second.more;
+      files[key].insert(e.file);
+    }
+  }
+  std::vector<EvidenceGroup> out;
+  for (const auto& k : order) {
+    auto g = groups[k];
+    g.more_files.assign(files[k].begin(), files[k].end());
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 }  // namespace faultline::report::detail

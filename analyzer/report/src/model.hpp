@@ -18,6 +18,16 @@ struct EvidenceR {
   std::optional<int64_t> time_ns;
 };
 
+// Evidence grouped for reading: repeated lines of one signature (or statements of one fact value)
+// collapse into their first `keep` occurrences plus a count of the rest.
+struct EvidenceGroup {
+  std::vector<const EvidenceR*> shown;
+  size_t more = 0;            // further occurrences not shown
+  std::vector<std::string> more_files;  // distinct files of those, sorted
+};
+struct FindingR;
+std::vector<EvidenceGroup> group_evidence(const FindingR& f, size_t keep = 2);
+
 struct FindingR {
   std::string id, kind, severity, host, title, summary, explained_by;
   double confidence = 0;
