@@ -161,7 +161,7 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
   json doc;
   try {
     doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw std::invalid_argument(std::string("not JSON: ") + e.what());
   }
   if (!doc.is_object() || !doc.contains("knowledge-repository") ||
