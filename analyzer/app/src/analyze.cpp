@@ -59,6 +59,21 @@ class Compressor {
   std::string out_;
 };
 
+// Times the reads of a member (decompression for archives).
+class TimedReader final : public ingest::MemberReader {
+ public:
+  TimedReader(ingest::MemberReader& r, double& acc) : r_(r), acc_(acc) {}
+  size_t read(char* buf, size_t n) override {
+    ScopeTimer t(acc_);
+    return r_.read(buf, n);
+  }
+  [[nodiscard]] bool truncated() const override { return r_.truncated(); }
+
+ private:
+  ingest::MemberReader& r_;
+  double& acc_;
+};
+
 struct PendingHit {
   uint32_t sig;
   uint32_t line;
@@ -133,7 +148,11 @@ class Pipeline::Sink final : public parse::Sink {
     auto lo = pending_.lower_bound(first);
     const bool hit = lo != pending_.end() && lo->first <= last;
     if (!(hit || e.keep || e.severity >= Severity::warning)) return;
-    const int64_t id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    int64_t id;
+    {
+      ScopeTimer t(p_.stats_.rows_s);
+      id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    }
     ++p_.stats_.events;
     while (lo != pending_.end() && lo->first <= last) {
       for (const auto& h : lo->second) attach(id, h);
@@ -142,6 +161,7 @@ class Pipeline::Sink final : public parse::Sink {
   }
 
   void fact(const Fact& f) override {
+    ScopeTimer t(p_.stats_.rows_s);
     p_.db_.add_fact(p_.bundle_, root_, f, member_);
     ++p_.stats_.facts;
   }
@@ -187,14 +207,20 @@ class Pipeline::Sink final : public parse::Sink {
     Severity sev = Severity::info;
     for (const auto& h : hits) sev = std::max(sev, p_.engine_->signatures()[h.sig].severity);
     e.severity = sev;
-    const int64_t id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    int64_t id;
+    {
+      ScopeTimer t(p_.stats_.rows_s);
+      id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    }
     ++p_.stats_.events;
     for (const auto& h : hits) attach(id, h);
   }
 
   void attach(int64_t event_id, const PendingHit& h) {
     const auto& sig = p_.engine_->signatures()[h.sig];
-    p_.db_.add_hit(p_.bundle_, event_id, sig.id, captures_json(p_.engine_->captures(h.sig, h.text)));
+    const std::string caps = captures_json(p_.engine_->captures(h.sig, h.text));
+    ScopeTimer t(p_.stats_.rows_s);
+    p_.db_.add_hit(p_.bundle_, event_id, sig.id, caps);
     ++p_.stats_.hits;
   }
 
@@ -220,7 +246,6 @@ class Pipeline::Sink final : public parse::Sink {
 };
 
 void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& reader) {
-  const auto t0 = std::chrono::steady_clock::now();
   store::MemberRow row;
   row.path = info.path;
   const classify::HostHint path_hint = classify::host_from_path(info.path);
@@ -228,7 +253,11 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
   auto& root = roots_[path_hint.root];
   if (path_hint.strength > root.best.strength) root.best = path_hint;
 
-  const int64_t member_id = db_.add_member(bundle_, row);
+  int64_t member_id;
+  {
+    ScopeTimer t(stats_.rows_s);
+    member_id = db_.add_member(bundle_, row);
+  }
   Sha256 sha;
   std::unique_ptr<parse::Parser> parser;
   std::unique_ptr<Sink> sink;
@@ -239,9 +268,13 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
   bool classified = false;
 
   ingest::LineChunker chunker(opts_.limits.max_line_bytes);
-  const auto st = chunker.run(reader, [&](std::string_view chunk, uint32_t first_line,
-                                          uint64_t offset) {
-    sha.update(chunk);
+  TimedReader timed(reader, stats_.read_s);
+  const auto st = chunker.run(timed, [&](std::string_view chunk, uint32_t first_line,
+                                         uint64_t offset) {
+    {
+      ScopeTimer t(stats_.sha_s);
+      sha.update(chunk);
+    }
     if (!classified) {
       classified = true;
       std::string_view head = chunk.substr(0, kHeadBytes);
@@ -267,7 +300,10 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
         whole.shrink_to_fit();
       }
     }
-    if (comp) comp->add(chunk, false);
+    if (comp) {
+      ScopeTimer t(stats_.raw_s);
+      comp->add(chunk, false);
+    }
     const auto ts = std::chrono::steady_clock::now();
     if (engine_ != nullptr && row.kind != "binary") {
       const uint32_t fl = first_line;
@@ -298,6 +334,7 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     }
     const auto tp = std::chrono::steady_clock::now();
     stats_.tag_s += std::chrono::duration<double>(tp - ts).count();
+    const double rows0 = stats_.rows_s;
     if (parser) {
       size_t pos = 0;
       uint32_t line_no = first_line;
@@ -314,7 +351,8 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     } else if (sink) {
       sink->flush_all();  // no parser will claim these lines
     }
-    stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
+    stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count() -
+                      (stats_.rows_s - rows0);
     return true;
   });
 
@@ -325,8 +363,14 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     row.kind_reason = c.reason;
     ++stats_.kinds[row.kind];
   }
-  if (parser && sink) parser->finish(*sink);
-  if (sink) sink->flush_all();
+  {
+    const auto tf = std::chrono::steady_clock::now();
+    const double rows0 = stats_.rows_s;
+    if (parser && sink) parser->finish(*sink);
+    if (sink) sink->flush_all();
+    stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tf).count() -
+                      (stats_.rows_s - rows0);
+  }
 
   row.size = st.bytes;
   row.sha256 = sha.hex();
@@ -339,24 +383,34 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     row.malformed_lines = sink->malformed();
   }
   if (whole_ok && row.kind != "binary" && st.bytes > 0) {
+    ScopeTimer t(stats_.rows_s);
     db_.add_member_text(member_id, whole, "plain");  // small members: whole, even with --keep-raw
     row.text_stored = "whole";
   } else if (comp) {
-    comp->add({}, true);
-    db_.add_member_text(member_id, comp->take(), "zstd");
+    std::string z;
+    {
+      ScopeTimer t(stats_.raw_s);
+      comp->add({}, true);
+      z = comp->take();
+    }
+    stats_.raw_bytes += z.size();
+    ScopeTimer t(stats_.rows_s);
+    db_.add_member_text(member_id, z, "zstd");
     row.text_stored = "zstd";
   }
   if (st.long_lines > 0)
     warning(Warning{info.path, std::to_string(st.long_lines) + " line(s) longer than " +
                                    std::to_string(opts_.limits.max_line_bytes) +
                                    " bytes were cut at that length"});
-  db_.update_member(member_id, row);
+  {
+    ScopeTimer t(stats_.rows_s);
+    db_.update_member(member_id, row);
+  }
   ++stats_.members;
   stats_.bytes += st.bytes;
   stats_.lines += st.lines;
   ++members_done_;
   bytes_done_ += st.bytes;
-  stats_.member_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (opts_.progress) {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_progress_ > std::chrono::milliseconds(250)) {
@@ -628,6 +682,7 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     out.error = bundle.string() + ": no such file or directory";
     return out;
   }
+  SpanTimer t_rules(stats.rules);
   const Rules loaded = load_rules(opts.rule_dirs);
   const auto& rules = loaded.files;
   const classify::Classifier cls(rules_under(rules, "classify/"));
@@ -638,7 +693,6 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     throw std::runtime_error(msg);
   }
   std::string err;
-  const auto t_rules = std::chrono::steady_clock::now();
   std::unique_ptr<tag::Engine> engine;
   if (!ruleset.signatures.empty()) {
     std::filesystem::path cache = opts.cache_dir;
@@ -647,7 +701,7 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     engine = tag::Engine::build(ruleset, cache, &err);
     if (!engine) throw std::runtime_error(err);
   }
-  stats.rules_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_rules).count();
+  t_rules.stop();
 
   store::BundleInfo info;
   info.path = bundle.string();
@@ -658,25 +712,31 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   out.bundle_id = bundle_id;
 
   Pipeline pipe(db, bundle_id, opts, cls, engine.get(), stats);
-  const auto t_ingest = std::chrono::steady_clock::now();
+  SpanTimer t_ingest(stats.ingest);
   out.ingest = ingest::walk(bundle, opts.limits, pipe);
   if (opts.progress) std::fputs("\n", stderr);
-  stats.ingest_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ingest).count();
+  t_ingest.stop();
   if (out.ingest.status == ingest::Status::unreadable) {
     db.mark_failed(bundle_id, out.ingest.message);
     out.exit_code = 3;
     out.error = out.ingest.message;
     return out;
   }
-  const auto t_clock = std::chrono::steady_clock::now();
-  db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
-  apply_manifests(db, bundle_id);
-  resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
-  stats.store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_clock).count();
+  SpanTimer t_store(stats.store);
+  {
+    ScopeTimer t(stats.commit_index_s);
+    db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
+  }
+  {
+    ScopeTimer t(stats.clocks_s);
+    apply_manifests(db, bundle_id);
+    resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
+  }
+  t_store.stop();
 
-  const auto t_corr = std::chrono::steady_clock::now();
+  SpanTimer t_corr(stats.correlate);
   out.summary = correlate::run(db.handle(), bundle_id, loaded.correlate_files());
-  stats.correlate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_corr).count();
+  t_corr.stop();
   db.mark_complete(bundle_id);
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   stats.cpu_s = cpu_seconds() - cpu_start;
