@@ -472,7 +472,8 @@ void apply_manifests(store::Db& db, int64_t bundle) {
   }
   sqlite3_finalize(s);
   if (fixes.empty()) return;
-  db.begin();
+  const bool own_tx = sqlite3_get_autocommit(h) != 0;  // else: inside the bulk load's transaction
+  if (own_tx) db.begin();
   sqlite3_prepare_v2(h,
                      "UPDATE facts SET name = 'fs.' || ?1 || '/' || substr(name, 4) "
                      "WHERE bundle_id=?2 AND name LIKE 'fs.%' AND substr(name, 4, 1) <> '/' AND "
@@ -486,7 +487,7 @@ void apply_manifests(store::Db& db, int64_t bundle) {
     sqlite3_reset(s);
   }
   sqlite3_finalize(s);
-  db.commit();
+  if (own_tx) db.commit();
 }
 
 // Gives every host its name and every event its UTC time.
@@ -516,10 +517,12 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     names[root] = unique;
     db.add_host(bundle, unique, source);
   }
-  db.begin();
+  const bool own_tx = sqlite3_get_autocommit(h) != 0;  // else: inside the bulk load's transaction
+  if (own_tx) db.begin();
   {
     sqlite3_stmt* s = nullptr;
-    for (const char* table : {"members", "events", "facts"}) {
+    // events get their host below, with their time, in one pass
+    for (const char* table : {"members", "facts"}) {
       const std::string sql =
           std::string("UPDATE ") + table + " SET host=?1 WHERE bundle_id=?2 AND host=?3";
       sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr);
@@ -534,6 +537,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     }
   }
   // clocks, per host
+  std::map<std::string, clock::ClockModel> models;  // by root
   for (const auto& [root, name] : names) {
     clock::HostInputs in;
     sqlite3_stmt* s = nullptr;
@@ -596,19 +600,40 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     add_clock("device_local", model.device_local_offset_ns, model.device_local_method, "");
     add_clock("device_syslog", model.device_syslog_offset_ns, model.device_syslog_method, "");
     sqlite3_finalize(ins);
-
+    models.emplace(root, model);
+  }
+  // Every event: its host's name (events were written with their root) and its UTC time, in one
+  // pass in rowid order (NOT INDEXED: the scan must not follow an index the update changes).
+  {
     sqlite3_stmt* sel = nullptr;
     sqlite3_stmt* upd = nullptr;
-    sqlite3_prepare_v2(h, "SELECT id, clock, raw_civil_ns, raw_has_year, uptime_ns FROM events WHERE bundle_id=? AND host=?", -1, &sel, nullptr);
-    sqlite3_prepare_v2(h, "UPDATE events SET time_ns=?, time_quality=? WHERE id=?", -1, &upd, nullptr);
+    sqlite3_prepare_v2(h, "SELECT id, host, clock, raw_civil_ns, raw_has_year, uptime_ns FROM events NOT INDEXED "
+                          "WHERE bundle_id=?", -1, &sel, nullptr);
+    sqlite3_prepare_v2(h, "UPDATE events SET host=?, time_ns=?, time_quality=? WHERE id=?", -1, &upd, nullptr);
     sqlite3_bind_int64(sel, 1, bundle);
-    sqlite3_bind_text(sel, 2, name.c_str(), -1, SQLITE_TRANSIENT);
+    std::string root;
+    const clock::ClockModel* model = nullptr;
+    const std::string* name = nullptr;
     while (sqlite3_step(sel) == SQLITE_ROW) {
+      const auto* hp = reinterpret_cast<const char*>(sqlite3_column_text(sel, 1));
+      const std::string_view host = hp ? std::string_view(hp, static_cast<size_t>(sqlite3_column_bytes(sel, 1)))
+                                       : std::string_view();
+      if (model == nullptr || host != root) {
+        root = host;
+        const auto m = models.find(root);
+        const auto n = names.find(root);
+        model = m == models.end() ? nullptr : &m->second;
+        name = n == names.end() ? nullptr : &n->second;
+        if (model == nullptr || name == nullptr) {
+          model = nullptr;
+          continue;  // not a root of this load: left as it is
+        }
+      }
       RawTime t;
-      t.clock = clock_from(col_text(sel, 1));
-      if (sqlite3_column_type(sel, 2) != SQLITE_NULL) {
-        const Civil c = ns_to_civil(sqlite3_column_int64(sel, 2));
-        t.year = sqlite3_column_int(sel, 3) != 0 ? c.year : 0;
+      t.clock = clock_from(col_text(sel, 2));
+      if (sqlite3_column_type(sel, 3) != SQLITE_NULL) {
+        const Civil c = ns_to_civil(sqlite3_column_int64(sel, 3));
+        t.year = sqlite3_column_int(sel, 4) != 0 ? c.year : 0;
         t.month = c.month;
         t.day = c.day;
         t.hour = c.hour;
@@ -616,19 +641,20 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
         t.second = c.second;
         t.nanos = c.nanos;
       }
-      if (sqlite3_column_type(sel, 4) != SQLITE_NULL) t.uptime_ns = sqlite3_column_int64(sel, 4);
-      const auto r = clock::resolve(model, t);
-      if (r.ns == kNoTime) sqlite3_bind_null(upd, 1); else sqlite3_bind_int64(upd, 1, r.ns);
+      if (sqlite3_column_type(sel, 5) != SQLITE_NULL) t.uptime_ns = sqlite3_column_int64(sel, 5);
+      const auto r = clock::resolve(*model, t);
+      sqlite3_bind_text(upd, 1, name->data(), static_cast<int>(name->size()), SQLITE_STATIC);
+      if (r.ns == kNoTime) sqlite3_bind_null(upd, 2); else sqlite3_bind_int64(upd, 2, r.ns);
       const auto q = to_string(r.quality);
-      sqlite3_bind_text(upd, 2, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(upd, 3, sqlite3_column_int64(sel, 0));
+      sqlite3_bind_text(upd, 3, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
+      sqlite3_bind_int64(upd, 4, sqlite3_column_int64(sel, 0));
       sqlite3_step(upd);
       sqlite3_reset(upd);
     }
     sqlite3_finalize(sel);
     sqlite3_finalize(upd);
   }
-  db.commit();
+  if (own_tx) db.commit();
 }
 
 std::string options_json(const Options& o) {
@@ -724,13 +750,15 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   }
   SpanTimer t_store(stats.store);
   {
-    ScopeTimer t(stats.commit_index_s);
-    db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
-  }
-  {
+    // still inside the bulk load's transaction and before the indexes are built: the event
+    // updates below would otherwise maintain idx_events_bundle_time row by row
     ScopeTimer t(stats.clocks_s);
     apply_manifests(db, bundle_id);
     resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
+  }
+  {
+    ScopeTimer t(stats.commit_index_s);
+    db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
   }
   t_store.stop();
 
