@@ -176,6 +176,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     Options o = opts;
     o.progress = false;
     o.stats = false;
+    o.pipeline_threads = false;  // one thread per bundle: the workers are the parallelism
     while (true) {
       const size_t i = next.fetch_add(1);
       if (i >= bundles.size()) break;

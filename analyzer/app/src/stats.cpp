@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <cstdio>
+#include <ctime>
 
 namespace faultline::app {
 
@@ -11,6 +12,12 @@ double cpu_seconds() {
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 long peak_rss_kb() {
@@ -43,20 +50,28 @@ void print_stats(const Stats& s, const ingest::Result& r) {
                u(s.hits), u(s.facts), u(r.warnings));
   std::fprintf(stderr, "  %-12s %8s %8s %8s\n", "stage", "wall s", "cpu s", "MB/s");
   span("rules", s.rules, 0, "rule files + signature database (compiled or cached)");
-  span("ingest", s.ingest, mb, "streaming pass, one thread:");
-  const double in_parts = s.read_s + s.sha_s + s.tag_s + s.parse_s + s.rows_s + s.raw_s;
-  part("read", s.read_s, mb, "decompress / read members");
-  part("sha256", s.sha_s, mb, "member digests");
-  part("tag", s.tag_s, mb, "Hyperscan scan of whole-line chunks, hits to lines");
-  part("parse", s.parse_s, mb, "parsers, pending hits, captures (rows excluded)");
-  part("rows", s.rows_s, mb, "SQLite inserts");
+  span("ingest", s.ingest, mb, s.threads > 1 ? "streaming pass, reading + writing thread:" : "streaming pass, one thread:");
+  const double reader = s.read_s + s.sha_s + s.tag_s;
+  const double writer = s.parse_s + s.rows_s + s.raw_s;
+  part("read", s.read_s, mb, "reading: decompress / read members");
+  part("sha256", s.sha_s, mb, "reading: member digests");
+  part("tag", s.tag_s, mb, "reading: Hyperscan scan of whole-line chunks, hits to lines");
+  part("parse", s.parse_s, mb, "writing: parsers, pending hits, captures (rows excluded)");
+  part("rows", s.rows_s, mb, "writing: SQLite inserts");
   if (s.raw_s > 0) {
     char note[96];
-    std::snprintf(note, sizeof note, "--keep-raw zstd of member text (%.1f MB stored)",
+    std::snprintf(note, sizeof note, "writing: --keep-raw zstd of member text (%.1f MB stored)",
                   static_cast<double>(s.raw_bytes) / 1e6);
     part("raw", s.raw_s, mb, note);
   }
-  part("other", s.ingest.wall - in_parts, 0, "classify, line split, bookkeeping");
+  if (s.threads > 1) {
+    part("rd wait", s.reader_wait_s, 0, "reading thread blocked on a full queue (writing is behind)");
+    part("wr wait", s.writer_wait_s, 0, "writing thread idle (reading is behind)");
+    std::fprintf(stderr, "    %-10s %8s %8.3f %8s  %s\n", "rd cpu", "", s.reader_cpu_s, "", "reading thread CPU, whole run");
+    std::fprintf(stderr, "    %-10s %8s %8.3f %8s  %s\n", "wr cpu", "", s.writer_cpu_s, "", "writing thread CPU");
+  } else {
+    part("other", s.ingest.wall - reader - writer, 0, "classify, line split, bookkeeping");
+  }
   span("store", s.store, 0, "");
   part("index", s.commit_index_s, 0, "commit, indexes, replace an older load");
   part("clocks", s.clocks_s, 0, "manifests, host names, clock fits, event times");

@@ -31,12 +31,20 @@ struct Stats {
   // Inside store (wall seconds).
   double commit_index_s = 0;  // commit of the bulk load + index build + replacing an older load
   double clocks_s = 0;        // manifests, host names, clock fits, event times
+  // Threads of the streaming pass: the reading thread (walk, decompression, sha256, classify, tag)
+  // hands chunks to the writing thread (parsers, rows). Waits say which one is the bottleneck.
+  int threads = 1;
+  double reader_wait_s = 0;   // reading thread blocked: the writing thread is behind
+  double writer_wait_s = 0;   // writing thread idle: the reading thread is behind
+  double reader_cpu_s = 0;    // thread CPU time of the reading thread (the caller), whole run so far
+  double writer_cpu_s = 0;    // thread CPU time of the writing thread
   uint64_t members = 0, bytes = 0, lines = 0, events = 0, hits = 0, facts = 0;
   uint64_t raw_bytes = 0;     // compressed member text stored (--keep-raw)
   std::map<std::string, uint64_t> kinds;
 };
 
 double cpu_seconds();
+double thread_cpu_seconds();  // CPU time of the calling thread
 long peak_rss_kb();
 
 // Measures one Span: wall and process CPU from construction to stop().
