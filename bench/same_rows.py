@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Checks that two faultline binaries write the same rows for the same bundles.
 
-usage: bench/same_rows.py OLD_FAULTLINE NEW_FAULTLINE BUNDLE... [-- EXTRA ANALYZE ARGS]
+usage: bench/same_rows.py [--fleet] OLD_FAULTLINE NEW_FAULTLINE BUNDLE... [-- EXTRA ARGS]
 
 Runs `analyze --db` with each binary on each bundle and compares every table row by row (ids
-included; read_at, and bundles.path/options, which name the run, excepted). A performance change
+included; bundles.read_at excepted). --fleet: one `fleet --db` run over all the bundles instead
+(pass `-- -j 1`: with more workers the merge order, hence the ids, depend on timing). A performance change
 must not change what is stored: run this on the samples and a generated bundle before committing.
 Exit 0 when all match, 1 otherwise (the first differences are printed).
 """
@@ -39,18 +40,24 @@ def main():
     if len(argv) < 3:
         print(__doc__)
         return 2
+    fleet = argv[0] == "--fleet"
+    if fleet:
+        argv = argv[1:]
     old, new, bundles = argv[0], argv[1], argv[2:]
+    runs = [bundles] if fleet else [[b] for b in bundles]
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for b in bundles:
+        for run in runs:
+            b = " ".join(run) if len(run) < 4 else f"{run[0]} ... ({len(run)} bundles)"
             dumps = []
             for k, exe in enumerate((old, new)):
                 db = os.path.join(tmp, f"{k}.db")
                 for suffix in ("", "-wal", "-shm"):
                     if os.path.exists(db + suffix):
                         os.remove(db + suffix)
-                subprocess.run([exe, "analyze", b, "-q", "--db", db, *extra], check=False,
-                               stdout=subprocess.DEVNULL)
+                cmd = [exe, "fleet", *run, "--db", db] if fleet else [exe, "analyze", *run, "-q", "--db", db]
+                subprocess.run([*cmd, *extra], check=False, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
                 dumps.append(dump(db))
             a, c = dumps
             diffs = []
@@ -66,7 +73,7 @@ def main():
                     diffs.append(f"{t}: {len(ra)} rows vs {len(rc)}")
                 for i, (x, y) in enumerate(zip(ra, rc)):
                     if x != y:
-                        diffs.append(f"{t} row {i + 1}:\n    old {x}\n    new {y}")
+                        diffs.append(f"{t} row {i + 1}:\n    old {str(x)[:300]}\n    new {str(y)[:300]}")
                         break
             rows = sum(len(v[1]) for v in a.values())
             if diffs:

@@ -32,6 +32,7 @@
 #include "faultline/parse/parser.hpp"
 #include "faultline/tag/tag.hpp"
 #include "composite.hpp"
+#include "prepared.hpp"
 #include "stats.hpp"
 
 namespace faultline::app {
@@ -915,7 +916,46 @@ std::filesystem::path default_cache_dir() {
   return {};
 }
 
+std::unique_ptr<Prepared> prepare(const Options& opts) {
+  auto p = std::make_unique<Prepared>();
+  SpanTimer t(p->span);
+  p->rules = load_rules(opts.rule_dirs);
+  const auto classify_rules = rules_under(p->rules.files, "classify/");
+  p->cls = std::make_unique<classify::Classifier>(classify_rules);
+  if (opts.pipeline_threads) p->section_cls = std::make_unique<classify::Classifier>(classify_rules);
+  const tag::RuleSet& ruleset = p->rules.signatures;
+  if (!ruleset.errors.empty()) {
+    std::string msg = "rule errors:";
+    for (const auto& e : ruleset.errors) msg += "\n  " + e;
+    throw std::runtime_error(msg);
+  }
+  if (!ruleset.signatures.empty()) {
+    std::error_code ec;
+    std::filesystem::path cache = opts.cache_dir;
+    if (!cache.empty()) std::filesystem::create_directories(cache, ec);
+    if (ec) cache.clear();
+    std::string err;
+    p->engine = tag::Engine::build(ruleset, cache, &err);
+    if (!p->engine) throw std::runtime_error(err);
+  }
+  t.stop();
+  return p;
+}
+
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+  std::error_code ec;
+  if (!std::filesystem::exists(bundle, ec)) {
+    Outcome out;
+    out.exit_code = 3;
+    out.error = bundle.string() + ": no such file or directory";
+    return out;
+  }
+  const auto prepared = prepare(opts);
+  return analyze_prepared(db, bundle, opts, *prepared);
+}
+
+Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, const Options& opts,
+                         Prepared& prepared) {
   Outcome out;
   Stats stats;
   const auto t_start = std::chrono::steady_clock::now();
@@ -927,26 +967,10 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     out.error = bundle.string() + ": no such file or directory";
     return out;
   }
-  SpanTimer t_rules(stats.rules);
-  const Rules loaded = load_rules(opts.rule_dirs);
-  const auto& rules = loaded.files;
-  const classify::Classifier cls(rules_under(rules, "classify/"));
-  const tag::RuleSet& ruleset = loaded.signatures;
-  if (!ruleset.errors.empty()) {
-    std::string msg = "rule errors:";
-    for (const auto& e : ruleset.errors) msg += "\n  " + e;
-    throw std::runtime_error(msg);
-  }
-  std::string err;
-  std::unique_ptr<tag::Engine> engine;
-  if (!ruleset.signatures.empty()) {
-    std::filesystem::path cache = opts.cache_dir;
-    if (!cache.empty()) std::filesystem::create_directories(cache, ec);
-    if (ec) cache.clear();
-    engine = tag::Engine::build(ruleset, cache, &err);
-    if (!engine) throw std::runtime_error(err);
-  }
-  t_rules.stop();
+  stats.rules = prepared.span;  // counted once, by the first analysis that uses it
+  prepared.span = Span{};
+  const classify::Classifier& cls = *prepared.cls;
+  const tag::Engine* engine = prepared.engine.get();
 
   store::BundleInfo info;
   info.path = bundle.string();
@@ -956,11 +980,9 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   const int64_t bundle_id = db.begin_bundle(info);
   out.bundle_id = bundle_id;
 
-  // composite files' sections are classified on the writing thread: its own classifier
-  std::optional<classify::Classifier> section_cls;
-  if (opts.pipeline_threads) section_cls.emplace(rules_under(rules, "classify/"));
-  Handoff handoff(opts.pipeline_threads, stats);
-  Pipeline pipe(db, bundle_id, opts, cls, section_cls ? *section_cls : cls, engine.get(), stats, handoff);
+  const bool threaded = opts.pipeline_threads && prepared.section_cls != nullptr;
+  Handoff handoff(threaded, stats);
+  Pipeline pipe(db, bundle_id, opts, cls, threaded ? *prepared.section_cls : cls, engine, stats, handoff);
   SpanTimer t_ingest(stats.ingest);
   stats.threads = handoff.threaded() ? 2 : 1;
   try {
@@ -994,11 +1016,11 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   t_store.stop();
 
   SpanTimer t_corr(stats.correlate);
-  out.summary = correlate::run(db.handle(), bundle_id, loaded.correlate_files());
+  out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files());
   t_corr.stop();
   db.mark_complete(bundle_id);
-  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  stats.cpu_s = cpu_seconds() - cpu_start;
+  stats.wall_s = stats.rules.wall + std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  stats.cpu_s = stats.rules.cpu + cpu_seconds() - cpu_start;
   if (opts.stats) print_stats(stats, out.ingest);
   return out;
 }

@@ -13,6 +13,8 @@
 #include <thread>
 
 #include "faultline/app/app.hpp"
+#include "prepared.hpp"
+#include "stats.hpp"
 
 namespace faultline::app {
 
@@ -165,6 +167,10 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   std::atomic<uint64_t> bytes{0};
   std::mutex merge_mu;
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = cpu_seconds();
+  std::mutex stats_mu;
+  double prepare_s = 0, analyze_s = 0, merge_s = 0, merge_wait_s = 0;
+  unsigned prepares = 0;
   const bool tty = opts.progress;
 
   const fs::path tmpdir = [] {
@@ -177,6 +183,9 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     o.progress = false;
     o.stats = false;
     o.pipeline_threads = false;  // one thread per bundle: the workers are the parallelism
+    std::unique_ptr<Prepared> prepared;  // rules, classifier and engine: once per worker
+    double my_prepare = 0, my_analyze = 0, my_merge = 0, my_wait = 0;
+    unsigned my_prepares = 0;
     while (true) {
       const size_t i = next.fetch_add(1);
       if (i >= bundles.size()) break;
@@ -186,15 +195,26 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
       for (const char* s : {"", "-wal", "-shm"}) fs::remove(tmp.string() + s, ec);
       try {
         Outcome r;
+        if (!prepared) {
+          prepared = prepare(o);
+          my_prepare += prepared->span.wall;
+          ++my_prepares;
+        }
         {
+          ScopeTimer t(my_analyze);
           auto part = store::Db::open(tmp);
-          r = analyze(*part, bundles[i], o);
+          // a scratch file, merged then deleted: no WAL (each page written once), no fsync
+          part->exec("PRAGMA journal_mode=MEMORY; PRAGMA synchronous=OFF");
+          r = analyze_prepared(*part, bundles[i], o, *prepared);
         }
         if (r.exit_code != 0) {
           errors[i] = r.error;
         } else {
           bytes += r.ingest.bytes;
+          const auto tw = std::chrono::steady_clock::now();
           std::lock_guard<std::mutex> lock(merge_mu);
+          my_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count();
+          ScopeTimer t(my_merge);
           ids[i] = merge_database(db, tmp);
         }
       } catch (const std::exception& e) {
@@ -214,6 +234,12 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
         std::fflush(stderr);
       }
     }
+    std::lock_guard<std::mutex> lock(stats_mu);
+    prepare_s += my_prepare;
+    analyze_s += my_analyze;
+    merge_s += my_merge;
+    merge_wait_s += my_wait;
+    prepares += my_prepares;
   };
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
@@ -231,6 +257,21 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
       continue;
     }
     out.bundle_ids.insert(out.bundle_ids.end(), ids[i].begin(), ids[i].end());
+  }
+  if (opts.stats) {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double mb = static_cast<double>(bytes.load()) / 1e6;
+    std::fprintf(stderr, "faultline fleet stats:\n");
+    std::fprintf(stderr, "  input      %zu bundles (%zu failed), %.1f MB uncompressed, %u worker(s)\n",
+                 bundles.size(), out.failures.size(), mb, jobs);
+    std::fprintf(stderr, "  prepare    %8.3f s  rules + classifier + signature database, %u time(s) (once per worker)\n",
+                 prepare_s, prepares);
+    std::fprintf(stderr, "  analyze    %8.3f s  sum over workers (%.1f ms per bundle)\n", analyze_s,
+                 bundles.empty() ? 0.0 : 1000.0 * analyze_s / static_cast<double>(bundles.size()));
+    std::fprintf(stderr, "  merge      %8.3f s  into the fleet database (one at a time; %.3f s waited for the lock)\n",
+                 merge_s, merge_wait_s);
+    std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n", wall,
+                 cpu_seconds() - cpu0, wall > 0 ? mb / wall : 0.0, peak_rss_kb() / 1024);
   }
   return out;
 }
