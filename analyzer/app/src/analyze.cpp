@@ -33,6 +33,7 @@
 #include "faultline/tag/tag.hpp"
 #include "composite.hpp"
 #include "prepared.hpp"
+#include "rule_cache.hpp"
 #include "stats.hpp"
 
 namespace faultline::app {
@@ -266,14 +267,15 @@ std::string captures_json(const std::vector<std::pair<std::string, std::string>>
 // Runs on two threads when Options::pipeline_threads is set (see Handoff): member() and
 // warning() are called by the walk on the reading thread; everything that touches the database,
 // the parsers and roots_ runs in tasks on the writing thread. `cls` classifies members (reading
-// thread); `section_cls` is a second classifier for composite files' sections (writing thread):
-// a Classifier keeps PCRE2 match data and must not be shared by two threads.
+// thread); `section_cls` gives the classifier of composite files' sections (writing thread; on
+// two threads a second one, built at the first composite file: a Classifier keeps PCRE2 match
+// data and must not be shared by two threads).
 class Pipeline final : public ingest::Visitor {
  public:
   Pipeline(store::Db& db, int64_t bundle, const Options& opts, const classify::Classifier& cls,
-           const classify::Classifier& section_cls, const tag::Engine* engine, Stats& stats,
+           std::function<const classify::Classifier&()> section_cls, const tag::Engine* engine, Stats& stats,
            Handoff& handoff)
-      : db_(db), bundle_(bundle), opts_(opts), cls_(cls), section_cls_(section_cls),
+      : db_(db), bundle_(bundle), opts_(opts), cls_(cls), section_cls_(std::move(section_cls)),
         engine_(engine), stats_(stats), handoff_(handoff), chunker_(opts.limits.max_line_bytes) {}
 
   void warning(const Warning& w) override {
@@ -301,7 +303,7 @@ class Pipeline final : public ingest::Visitor {
   int64_t bundle_;
   const Options& opts_;
   const classify::Classifier& cls_;
-  const classify::Classifier& section_cls_;
+  std::function<const classify::Classifier&()> section_cls_;
   const tag::Engine* engine_;
   Stats& stats_;
   Handoff& handoff_;
@@ -515,7 +517,7 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
             auto& root = roots_[m->root];
             if (hint.strength > root.best.strength) root.best = hint;
             if (m->row.kind == "composite")
-              m->parser = std::make_unique<CompositeParser>(section_cls_, path);
+              m->parser = std::make_unique<CompositeParser>(section_cls_(), path);
             else
               m->parser = parse::make_parser(m->row.kind, path);
             m->sink = std::make_unique<Sink>(*this, m->id, m->root, m->row.kind);
@@ -919,10 +921,40 @@ std::filesystem::path default_cache_dir() {
 std::unique_ptr<Prepared> prepare(const Options& opts) {
   auto p = std::make_unique<Prepared>();
   SpanTimer t(p->span);
-  p->rules = load_rules(opts.rule_dirs);
-  const auto classify_rules = rules_under(p->rules.files, "classify/");
-  p->cls = std::make_unique<classify::Classifier>(classify_rules);
-  if (opts.pipeline_threads) p->section_cls = std::make_unique<classify::Classifier>(classify_rules);
+  std::error_code ec;
+  std::filesystem::path cache = opts.cache_dir;
+  if (!cache.empty()) std::filesystem::create_directories(cache, ec);
+  if (ec) cache.clear();
+  // as load_rules(), with the classifier (PCRE2 compile + JIT) built on a second thread while
+  // the signature packs are parsed (YAML: the largest fixed cost of a run)
+  p->rules.files = merged_rules(opts.rule_dirs);
+  p->classify_rules = rules_under(p->rules.files, "classify/");
+  std::exception_ptr cls_error;
+  std::thread cls_thread([&] {
+    try {
+      p->cls = std::make_unique<classify::Classifier>(p->classify_rules);
+    } catch (...) {
+      cls_error = std::current_exception();
+    }
+  });
+  try {
+    std::vector<std::vector<RuleFile>> roots;
+    roots.push_back(rules_under(embedded_rules(), "signatures/"));
+    for (const auto& d : opts.rule_dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+    // the parsed packs are cached next to the compiled database (rule_cache.hpp)
+    const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
+    if (auto cached = load_cached_rules(cache, key)) {
+      p->rules.signatures = std::move(*cached);
+    } else {
+      p->rules.signatures = tag::load_signature_roots(roots);
+      if (p->rules.signatures.errors.empty()) store_cached_rules(cache, key, p->rules.signatures);
+    }
+  } catch (...) {
+    cls_thread.join();
+    throw;
+  }
+  cls_thread.join();
+  if (cls_error) std::rethrow_exception(cls_error);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {
     std::string msg = "rule errors:";
@@ -930,10 +962,6 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
     throw std::runtime_error(msg);
   }
   if (!ruleset.signatures.empty()) {
-    std::error_code ec;
-    std::filesystem::path cache = opts.cache_dir;
-    if (!cache.empty()) std::filesystem::create_directories(cache, ec);
-    if (ec) cache.clear();
     std::string err;
     p->engine = tag::Engine::build(ruleset, cache, &err);
     if (!p->engine) throw std::runtime_error(err);
@@ -980,9 +1008,14 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   const int64_t bundle_id = db.begin_bundle(info);
   out.bundle_id = bundle_id;
 
-  const bool threaded = opts.pipeline_threads && prepared.section_cls != nullptr;
+  const bool threaded = opts.pipeline_threads;
   Handoff handoff(threaded, stats);
-  Pipeline pipe(db, bundle_id, opts, cls, threaded ? *prepared.section_cls : cls, engine, stats, handoff);
+  auto section_cls = [&prepared, &cls, threaded]() -> const classify::Classifier& {
+    if (!threaded) return cls;
+    if (!prepared.section_cls) prepared.section_cls = std::make_unique<classify::Classifier>(prepared.classify_rules);
+    return *prepared.section_cls;
+  };
+  Pipeline pipe(db, bundle_id, opts, cls, section_cls, engine, stats, handoff);
   SpanTimer t_ingest(stats.ingest);
   stats.threads = handoff.threaded() ? 2 : 1;
   try {

@@ -15,9 +15,10 @@ namespace faultline::app {
 
 struct Prepared {
   Rules rules;
+  std::vector<RuleFile> classify_rules;
   std::unique_ptr<classify::Classifier> cls;          // members (the reading thread)
-  // composite files' sections, on the writing thread when the pass runs on two threads (a
-  // Classifier keeps PCRE2 match data: one per thread); null: use cls
+  // composite files' sections when the pass runs on two threads (a Classifier keeps PCRE2 match
+  // data: one per thread), built by the writing thread at the first composite file
   std::unique_ptr<classify::Classifier> section_cls;
   std::unique_ptr<tag::Engine> engine;                // null when there are no signatures
   Span span;                                          // what preparing cost
