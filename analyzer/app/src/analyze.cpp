@@ -712,6 +712,76 @@ void apply_manifests(store::Db& db, int64_t bundle) {
   if (own_tx) db.commit();
 }
 
+// The SQL functions of the event-time pass: fl_host(host) -> the host's name;
+// fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns) -> UTC ns or NULL;
+// fl_quality(id, ..., time_quality) -> quality. Rows of an unknown root keep their old value.
+// Both time functions resolve a row once (cached by id), whatever order SQLite calls them in.
+struct EventTimes {
+  std::map<std::string, std::pair<std::string, clock::ClockModel>, std::less<>> roots;  // root -> (name, model)
+  int64_t id = 0;
+  bool have = false;
+  bool known = false;
+  clock::Resolved r;
+
+  const std::pair<std::string, clock::ClockModel>* root_of(sqlite3_value* v) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+    const std::string_view host = p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v))) : std::string_view();
+    const auto it = roots.find(host);
+    return it == roots.end() ? nullptr : &it->second;
+  }
+  // resolves row argv (id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, old)
+  void resolve_row(sqlite3_value** argv) {
+    const int64_t row = sqlite3_value_int64(argv[0]);
+    if (have && row == id) return;
+    have = true;
+    id = row;
+    const auto* rt = root_of(argv[1]);
+    known = rt != nullptr;
+    if (!known) return;
+    RawTime t;
+    const auto* c = reinterpret_cast<const char*>(sqlite3_value_text(argv[2]));
+    t.clock = clock_from(c ? std::string_view(c, static_cast<size_t>(sqlite3_value_bytes(argv[2]))) : std::string_view());
+    if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+      const Civil cv = ns_to_civil(sqlite3_value_int64(argv[3]));
+      t.year = sqlite3_value_int(argv[4]) != 0 ? cv.year : 0;
+      t.month = cv.month;
+      t.day = cv.day;
+      t.hour = cv.hour;
+      t.minute = cv.minute;
+      t.second = cv.second;
+      t.nanos = cv.nanos;
+    }
+    if (sqlite3_value_type(argv[5]) != SQLITE_NULL) t.uptime_ns = sqlite3_value_int64(argv[5]);
+    r = clock::resolve(rt->second, t);
+  }
+  static EventTimes& of(sqlite3_context* c) { return *static_cast<EventTimes*>(sqlite3_user_data(c)); }
+  static void sql_host(sqlite3_context* c, int, sqlite3_value** argv) {
+    const auto* rt = of(c).root_of(argv[0]);
+    if (rt == nullptr) {
+      sqlite3_result_value(c, argv[0]);
+      return;
+    }
+    sqlite3_result_text(c, rt->first.data(), static_cast<int>(rt->first.size()), SQLITE_STATIC);
+  }
+  static void sql_time(sqlite3_context* c, int, sqlite3_value** argv) {
+    EventTimes& e = of(c);
+    e.resolve_row(argv);
+    if (!e.known) sqlite3_result_value(c, argv[6]);
+    else if (e.r.ns == kNoTime) sqlite3_result_null(c);
+    else sqlite3_result_int64(c, e.r.ns);
+  }
+  static void sql_quality(sqlite3_context* c, int, sqlite3_value** argv) {
+    EventTimes& e = of(c);
+    e.resolve_row(argv);
+    if (!e.known) {
+      sqlite3_result_value(c, argv[6]);
+      return;
+    }
+    const auto q = to_string(e.r.quality);
+    sqlite3_result_text(c, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
+  }
+};
+
 // Gives every host its name and every event its UTC time.
 void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::string, RootInfo>& roots,
                               const std::string& bundle_name) {
@@ -825,56 +895,38 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     models.emplace(root, model);
   }
   // Every event: its host's name (events were written with their root) and its UTC time, in one
-  // pass in rowid order (NOT INDEXED: the scan must not follow an index the update changes).
+  // UPDATE statement over the bundle's events: the new values come from SQL functions
+  // (fl_host, fl_time, fl_quality) backed by the names and clock models above, so that no row
+  // is looked up twice. Events of a root not in this load are left as they are.
   {
-    sqlite3_stmt* sel = nullptr;
-    sqlite3_stmt* upd = nullptr;
-    sqlite3_prepare_v2(h, "SELECT id, host, clock, raw_civil_ns, raw_has_year, uptime_ns FROM events NOT INDEXED "
-                          "WHERE bundle_id=?", -1, &sel, nullptr);
-    sqlite3_prepare_v2(h, "UPDATE events SET host=?, time_ns=?, time_quality=? WHERE id=?", -1, &upd, nullptr);
-    sqlite3_bind_int64(sel, 1, bundle);
-    std::string root;
-    const clock::ClockModel* model = nullptr;
-    const std::string* name = nullptr;
-    while (sqlite3_step(sel) == SQLITE_ROW) {
-      const auto* hp = reinterpret_cast<const char*>(sqlite3_column_text(sel, 1));
-      const std::string_view host = hp ? std::string_view(hp, static_cast<size_t>(sqlite3_column_bytes(sel, 1)))
-                                       : std::string_view();
-      if (model == nullptr || host != root) {
-        root = host;
-        const auto m = models.find(root);
-        const auto n = names.find(root);
-        model = m == models.end() ? nullptr : &m->second;
-        name = n == names.end() ? nullptr : &n->second;
-        if (model == nullptr || name == nullptr) {
-          model = nullptr;
-          continue;  // not a root of this load: left as it is
-        }
-      }
-      RawTime t;
-      t.clock = clock_from(col_text(sel, 2));
-      if (sqlite3_column_type(sel, 3) != SQLITE_NULL) {
-        const Civil c = ns_to_civil(sqlite3_column_int64(sel, 3));
-        t.year = sqlite3_column_int(sel, 4) != 0 ? c.year : 0;
-        t.month = c.month;
-        t.day = c.day;
-        t.hour = c.hour;
-        t.minute = c.minute;
-        t.second = c.second;
-        t.nanos = c.nanos;
-      }
-      if (sqlite3_column_type(sel, 5) != SQLITE_NULL) t.uptime_ns = sqlite3_column_int64(sel, 5);
-      const auto r = clock::resolve(*model, t);
-      sqlite3_bind_text(upd, 1, name->data(), static_cast<int>(name->size()), SQLITE_STATIC);
-      if (r.ns == kNoTime) sqlite3_bind_null(upd, 2); else sqlite3_bind_int64(upd, 2, r.ns);
-      const auto q = to_string(r.quality);
-      sqlite3_bind_text(upd, 3, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(upd, 4, sqlite3_column_int64(sel, 0));
-      sqlite3_step(upd);
-      sqlite3_reset(upd);
+    EventTimes ctx;
+    for (const auto& [root, name] : names) {
+      const auto m = models.find(root);
+      if (m != models.end()) ctx.roots.emplace(root, std::make_pair(name, m->second));
     }
-    sqlite3_finalize(sel);
+    const int flags = SQLITE_UTF8;
+    sqlite3_create_function_v2(h, "fl_host", 1, flags, &ctx, &EventTimes::sql_host, nullptr, nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_time", 7, flags, &ctx, &EventTimes::sql_time, nullptr, nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_quality", 7, flags, &ctx, &EventTimes::sql_quality, nullptr, nullptr, nullptr);
+    sqlite3_stmt* upd = nullptr;
+    const int rc = sqlite3_prepare_v2(
+        h,
+        "UPDATE events SET host=fl_host(host), "
+        "time_ns=fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns), "
+        "time_quality=fl_quality(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_quality) "
+        "WHERE bundle_id=?",
+        -1, &upd, nullptr);
+    std::string err;
+    if (rc == SQLITE_OK) {
+      sqlite3_bind_int64(upd, 1, bundle);
+      if (sqlite3_step(upd) != SQLITE_DONE) err = sqlite3_errmsg(h);
+    } else {
+      err = sqlite3_errmsg(h);
+    }
     sqlite3_finalize(upd);
+    for (const char* f : {"fl_host", "fl_time", "fl_quality"})
+      sqlite3_create_function_v2(h, f, f[3] == 'h' ? 1 : 7, flags, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (!err.empty()) throw store::StoreError("setting event times: " + err);
   }
   if (own_tx) db.commit();
 }
