@@ -18,6 +18,12 @@ if [ "${FAULTLINE_BROWSER_TESTS:-0}" = 1 ]; then
   pkgs="$pkgs chromium"
 fi
 
+# fuzzing only (fuzz/, docs/fuzzing.md): `scripts/install-deps.sh --fuzz` adds clang and its
+# libFuzzer/sanitizer runtimes. The normal build and tests do not need them.
+if [ "${1:-}" = "--fuzz" ]; then
+  pkgs="$pkgs clang-14 libclang-rt-14-dev"
+fi
+
 missing=""
 for p in $pkgs; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

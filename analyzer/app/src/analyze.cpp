@@ -490,7 +490,10 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
   // clocks, per host (combining the roots of one host)
   std::map<std::string, std::vector<std::string>> roots_of;
   for (const auto& [root, name] : names) roots_of[name].push_back(root);
-  for (const auto& [name, host_roots] : roots_of) {
+  for (const auto& host_entry : roots_of) {
+    // not a structured binding: the lambda below uses the name (clang before 16 cannot capture one)
+    const std::string& name = host_entry.first;
+    const std::vector<std::string>& host_roots = host_entry.second;
     clock::HostInputs in;
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
