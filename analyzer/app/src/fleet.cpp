@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "faultline/app/app.hpp"
+#include "faultline/correlate/fleet.hpp"
 
 namespace faultline::app {
 
@@ -164,6 +165,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   std::atomic<size_t> done{0};
   std::atomic<uint64_t> bytes{0};
   std::mutex merge_mu;
+  std::map<std::string, size_t> merged_sha;  // sha256 -> input index (same content twice in one run)
   const auto t0 = std::chrono::steady_clock::now();
   const bool tty = opts.progress;
 
@@ -194,7 +196,14 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
         } else {
           bytes += r.ingest.bytes;
           std::lock_guard<std::mutex> lock(merge_mu);
-          ids[i] = merge_database(db, tmp);
+          // The database keys bundles by sha256: a second input with the same content would
+          // replace the first one's rows. Analyse it once and say so.
+          const auto [it, fresh] = merged_sha.emplace(r.ingest.sha256, i);
+          if (!fresh)
+            errors[i] = bundles[i].string() + ": same content (sha256 " + r.ingest.sha256.substr(0, 12) +
+                        "...) as " + bundles[it->second].string() + ": analysed once";
+          else
+            ids[i] = merge_database(db, tmp);
         }
       } catch (const std::exception& e) {
         errors[i] = bundles[i].string() + ": " + e.what();
@@ -219,6 +228,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   for (auto& t : threads) t.join();
   if (tty) std::fputs("\n", stderr);
 
+  std::vector<int64_t> failed_ids;
   for (size_t i = 0; i < bundles.size(); ++i) {
     if (!errors[i].empty()) {
       out.failures.push_back({bundles[i].string(), errors[i]});
@@ -227,9 +237,18 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
       db.add_warning(b, Warning{"", errors[i]});
       db.finish_load(b, "failed:" + bundles[i].string(), 0, 0, 0);
       db.mark_failed(b, errors[i]);
+      failed_ids.push_back(b);
       continue;
     }
     out.bundle_ids.insert(out.bundle_ids.end(), ids[i].begin(), ids[i].end());
+  }
+  // Fleet-level correlation over the merged rows (docs/fleet.md): first failure, clock offsets.
+  if (!out.bundle_ids.empty()) {
+    try {
+      correlate::run_fleet(db.handle(), out.bundle_ids, failed_ids);
+    } catch (const std::exception& e) {
+      out.correlation_error = e.what();
+    }
   }
   return out;
 }
