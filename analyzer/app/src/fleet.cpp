@@ -174,8 +174,26 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     return fs::path(t && *t ? t : "/tmp");
   }();
 
+  // Without a cache directory (--no-cache) every bundle would compile the signature database
+  // again (~0.5 s CPU each): the run keeps one in a private directory, removed at the end.
+  fs::path run_cache;
+  if (opts.cache_dir.empty() && bundles.size() > 1) {
+    run_cache = tmpdir / ("faultline-fleet-" + std::to_string(::getpid()) + "-rules");
+    std::error_code ec;
+    fs::remove_all(run_cache, ec);
+    if (!fs::create_directories(run_cache, ec) || ec) run_cache.clear();
+  }
+  struct RemoveDir {
+    fs::path p;
+    ~RemoveDir() {
+      std::error_code ec;
+      if (!p.empty()) fs::remove_all(p, ec);
+    }
+  } remove_run_cache{run_cache};
+
   auto worker = [&](unsigned w) {
     Options o = opts;
+    if (!run_cache.empty()) o.cache_dir = run_cache;
     o.progress = false;
     o.stats = false;
     while (true) {
@@ -197,13 +215,25 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
           bytes += r.ingest.bytes;
           std::lock_guard<std::mutex> lock(merge_mu);
           // The database keys bundles by sha256: a second input with the same content would
-          // replace the first one's rows. Analyse it once and say so.
-          const auto [it, fresh] = merged_sha.emplace(r.ingest.sha256, i);
-          if (!fresh)
-            errors[i] = bundles[i].string() + ": same content (sha256 " + r.ingest.sha256.substr(0, 12) +
-                        "...) as " + bundles[it->second].string() + ": analysed once";
-          else
+          // replace the first one's rows. Keep the first input in input order (whichever worker
+          // finishes first) and report the other one.
+          auto dup = [&](size_t kept, size_t dropped) {
+            errors[dropped] = bundles[dropped].string() + ": same content (sha256 " + r.ingest.sha256.substr(0, 12) +
+                              "...) as " + bundles[kept].string() + ": analysed once";
+          };
+          auto it = merged_sha.find(r.ingest.sha256);
+          if (it == merged_sha.end()) {
             ids[i] = merge_database(db, tmp);
+            merged_sha.emplace(r.ingest.sha256, i);
+          } else if (it->second < i) {
+            dup(it->second, i);
+          } else {
+            const size_t later = it->second;
+            ids[i] = merge_database(db, tmp);  // replaces the later input's rows (same sha256)
+            ids[later].clear();
+            dup(i, later);
+            it->second = i;
+          }
         }
       } catch (const std::exception& e) {
         errors[i] = bundles[i].string() + ": " + e.what();

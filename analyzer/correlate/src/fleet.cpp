@@ -232,9 +232,17 @@ struct EventR {
   [[nodiscard]] bool fault() const {
     return std::any_of(sigs.begin(), sigs.end(), [](const std::string& s) { return !collective_signature(s); });
   }
+  // The most specific fault signature of the line (catch-alls such as driver.kernel_error last).
   [[nodiscard]] std::string main_sig() const {
-    for (const auto& s : sigs)
-      if (!collective_signature(s)) return s;
+    static const std::set<std::string> generic = {"driver.kernel_error", "driver.user_lib_error",
+                                                  "driver.benign_warning", "kernel.call_trace"};
+    std::string fallback;
+    for (const auto& s : sigs) {
+      if (collective_signature(s)) continue;
+      if (generic.count(s) == 0) return s;
+      if (fallback.empty()) fallback = s;
+    }
+    if (!fallback.empty()) return fallback;
     return sigs.empty() ? std::string() : sigs.front();
   }
   [[nodiscard]] FleetLine as_line(const std::string& role) const {
@@ -585,7 +593,9 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
     fh.offset_applied = std::llabs(*fh.offset_ns) >= kOffsetApplyNs;
     if (fh.offset_applied) c.off[fh.host] = *fh.offset_ns;
   }
-  if (ref.empty() && r.hosts.size() > 1)
+  const bool hccl = !c.of("hccl.comm_init_entry").empty() || !c.of("hccl.notify_wait_timeout").empty() ||
+                    !c.of("hccl.heartbeat_abnormal").empty() || !c.of("hccl.heartbeat_crimer").empty();
+  if (ref.empty() && r.hosts.size() > 1 && hccl)
     c.notes.push_back("no event shared by two hosts (heartbeat, op issue, communicator init): cross-host order "
                       "uses the hosts' own clocks");
 }
@@ -1430,6 +1440,22 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     if (!ff.explains_hosts.empty())
       ff.summary += " The collective errors on " + std::to_string(ff.explains_hosts.size()) +
                     " other host(s) are its consequence.";
+    // the finding of the line's own bundle that cites it (per-node diagnosis), when there is one
+    for (auto& l : ff.evidence) {
+      if (!l.finding.empty() || l.host.empty() || l.file.empty()) continue;
+      auto hb = c.host_bundles.find(l.host);
+      if (hb == c.host_bundles.end()) continue;
+      for (int64_t b : hb->second) {
+        Stmt st(db,
+                "SELECT f.finding FROM finding_evidence fe JOIN findings f ON f.id = fe.finding_id WHERE f.bundle_id = ? "
+                "AND f.host = ? AND fe.member = ? AND fe.line = ? ORDER BY f.rank, f.finding LIMIT 1");
+        st.bind(1, b).bind(2, std::string_view(l.host)).bind(3, std::string_view(l.file)).bind(4, l.line);
+        if (st.step()) {
+          l.finding = st.str(0);
+          break;
+        }
+      }
+    }
     r.first_failure = std::move(ff);
   }
   if (in.hccl) {

@@ -291,6 +291,13 @@ std::string offset_text(const std::optional<int64_t>& ns) {
   return buf;
 }
 
+std::string spread_text(const std::optional<int64_t>& ns) {
+  if (!ns) return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(*ns) / 1e9);
+  return buf;
+}
+
 std::string who(const correlate::FleetFirstFailure& f) {
   std::string s = f.host.empty() ? "(no bundle of the fleet)" : f.host;
   if (f.rank) s += ", rank " + std::to_string(*f.rank);
@@ -540,7 +547,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
       for (size_t i = 0; i < rows.size() && i < kTopHosts; ++i) {
         const auto* h = rows[i];
         o << "| " << md_cell(h->host) << " | " << offset_text(h->offset_ns) << " | " << h->offset_events << " | "
-          << offset_text(h->offset_spread_ns) << " | " << md_cell(h->offset_method) << " | "
+          << spread_text(h->offset_spread_ns) << " | " << md_cell(h->offset_method) << " | "
           << (h->offset_applied ? "yes" : "no") << " |\n";
       }
       if (rows.size() > kTopHosts) o << "\n" << rows.size() - kTopHosts << " more hosts with smaller offsets (json: clock.offsets).\n";
@@ -701,7 +708,7 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
         if (!h.offset_ns) continue;
         o << "<tr" << (h.offset_applied ? " class=\"minority\"" : "") << "><td>" << html(h.host) << "</td><td>"
           << html(offset_text(h.offset_ns)) << "</td><td>" << h.offset_events << "</td><td>"
-          << html(offset_text(h.offset_spread_ns)) << "</td><td>" << html(h.offset_method) << "</td><td>"
+          << html(spread_text(h.offset_spread_ns)) << "</td><td>" << html(h.offset_method) << "</td><td>"
           << (h.offset_applied ? "yes" : "no") << "</td></tr>\n";
       }
       o << "</table></details>\n";
