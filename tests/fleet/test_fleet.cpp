@@ -133,6 +133,9 @@ struct Job {
   bool heartbeat = true;         // the culprit's loss is broadcast (crimer + Cluster Exception Location)
   int culprit_node = 1, culprit_local = 1;
   int64_t fault = civil_to_ns(2026, 3, 14, 2, 41, 17, 204'000'000);
+  bool culprit_fault = true;  // the culprit's device loses its heartbeat; else it times out like the others
+  bool op_timeouts = true;    // ranks log the EI0002 task-exception record
+  int silent_rank = -1;       // this rank logs nothing after the communicator init
 };
 
 int pid_of(int rank) { return 40000 + rank; }
@@ -166,8 +169,12 @@ void write_job(const fs::path& root, const Job& j) {
               "][LocalRank Key Info]userRank[" + std::to_string(rank) + "] hostIp[" + nd.ip + "] devicePhyId[" +
               std::to_string(l) + "] server[" + nd.ip + "] deviceIp[192.168.10" + std::to_string(l) + "." +
               std::to_string(n + 1) + "] superPodId[0] useSuperPodMode[0] isStandardCard[0]"};
-      const bool culprit = rank == crank;
-      if (j.heartbeat && !culprit)
+      const bool culprit = rank == crank && j.culprit_fault;
+      if (rank == j.silent_rank) {
+        write(base / "process_log/run/plog" / ("plog-" + P + "_20260314001203402.log"), run);
+        continue;
+      }
+      if (j.heartbeat && j.culprit_fault && !culprit)
         run.push_back("[INFO] " + pre + t(lost + jitter * 3) + " [heartbeat.cc:951] [" + std::to_string(pid + 7) +
                       "][TaskExecStage][HeartbeatAbnormal]local rank [" + nd.ip + "/" + std::to_string(rank) +
                       "]: crimer rank [" + cloc + "] status[LOST] by informer rank [" + cn.ip + "/" +
@@ -178,7 +185,7 @@ void write_job(const fs::path& root, const Job& j) {
         dbg.push_back("[ERROR] RUNTIME(" + P + ",python3):" + t(j.fault + 1'900'410'000) + " [device_error_proc.cc:1402]" + P +
                       " ProcessDeviceHeartBeatLost:[EXEC][DEFAULT]Device " + std::to_string(l) +
                       " heartbeat lost, device status is abnormal, retCode=0x7150050.");
-      } else {
+      } else if (j.op_timeouts) {
         const int64_t to = timeout + jitter * 5;
         dbg = {"[ERROR] " + pre + t(to) + " [task_exception_handler.cc:908] [" + P +
                    "][TaskExecStage][Timeout][Host]Task run failed, base information is streamID:[2], taskID[418211], "
@@ -190,16 +197,17 @@ void write_job(const fs::path& root, const Job& j) {
                    "][TaskExecStage][Timeout][Host]Task run failed, opData information is timeStamp:[" + t(j.issue + jitter) +
                    "], deviceId[" + std::to_string(l) + "], index[418211], count[262144], reduceType[sum], "
                    "src[0x12c0c0013000], dst[0x12c0c0014000], dataType[bfloat16]."};
-        if (j.heartbeat)
+        if (j.heartbeat && j.culprit_fault)
           dbg.push_back("[ERROR] " + pre + t(to + 95'000) + " [task_exception_handler.cc:610] [" + P +
                         "][TaskExecStage][HeartbeatAbnormal]Cluster Exception Location[IP/ID]:[" + cloc +
                         "], Arrival Time:[" + ctime_text(lost + nd.skew) + "], Discoverer:[" + nd.ip + "/" +
                         std::to_string(rank) + "], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. "
                         "Process has exited, 2. Network Disconnected");
       }
-      write(base / "process_log/debug/plog" / ("plog-" + P + "_20260314031152508.log"), dbg);
+      if (!dbg.empty()) write(base / "process_log/debug/plog" / ("plog-" + P + "_20260314031152508.log"), dbg);
     }
   }
+  if (!j.culprit_fault) return;
   // the culprit's device heartbeat loss in its kernel log (dmesg -T, host clock)
   write(root / cn.name / "dmesg",
         {"[" + ctime_text(j.fault + cn.skew) + "] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
@@ -457,12 +465,9 @@ TEST_CASE("late arrival: all ranks timed out, one issued the op more than HCCL_E
   Job j;
   j.heartbeat = false;
   j.nodes = {{"nodeA", "10.20.2.11", 0}, {"nodeB", "10.20.2.12", 0}, {"nodeC", "10.20.2.13", 0}};
-  // write_job always writes a culprit: make it rank 0, then give rank 0 a plain timeout record
-  j.culprit_node = 0;
-  j.culprit_local = 0;
+  j.culprit_fault = false;  // every rank, rank 7 included, logs the timeout record
   write_job(dir, j);
   const int64_t late_issue = j.issue + 2000 * kSec;
-  const int64_t to0 = j.issue + j.exec_timeout_s * kSec;
   auto record = [&](int rank, int local, int64_t issued, int64_t to) {
     const std::string P = std::to_string(pid_of(rank));
     const std::string pre = "HCCL(" + P + ",python3):";
@@ -478,13 +483,6 @@ TEST_CASE("late arrival: all ranks timed out, one issued the op more than HCCL_E
             "], deviceId[" + std::to_string(local) + "], index[418211], count[262144], reduceType[sum], "
             "src[0x12c0c0013000], dst[0x12c0c0014000], dataType[bfloat16]."};
   };
-  // rank 0 (the stand-in culprit of write_job) times out like the others
-  fs::remove(dir / "nodeA/process_log/debug/plog" / ("plog-" + std::to_string(pid_of(0)) + "_20260314031152508.log"));
-  write(dir / "nodeA/process_log/debug/plog" / ("plog-" + std::to_string(pid_of(0)) + "_20260314031152508.log"),
-        record(0, 0, j.issue, to0));
-  fs::remove(dir / "nodeA/dmesg");
-  write(dir / "nodeA/dmesg", {"[" + ctime_text(civil_to_ns(2026, 3, 10, 21, 15, 35, 0)) +
-                                  "] Booting Linux on physical CPU 0x0000080000 [0x481fd010]"});
   const fs::path p7 = dir / "nodeC/process_log/debug/plog" / ("plog-" + std::to_string(pid_of(7)) + "_20260314031152508.log");
   fs::remove(p7);
   write(p7, record(7, 1, late_issue, late_issue + j.exec_timeout_s * kSec));
@@ -495,6 +493,109 @@ TEST_CASE("late arrival: all ranks timed out, one issued the op more than HCCL_E
   CHECK(ff["host"] == "nodeC");
   CHECK(ff["rank"] == 7);
   CHECK(ff["rule_text"].get<std::string>().find("HCCL_EXEC_TIMEOUT (1836 s)") != std::string::npos);
+}
+
+TEST_CASE("silent rank: a communicator member with no error while every other rank timed out", "[fleet][hccl]") {
+  // rank 4 (nodeB) joined the communicator (roster lines) and then logged nothing: it never
+  // issued the collective (log-formats.md §8.5 step 4)
+  const fs::path dir = temp_path("silent");
+  Cleanup cl{{dir, temp_path("silent.db")}};
+  Job j;
+  j.heartbeat = false;
+  j.culprit_fault = false;
+  j.silent_rank = 4;
+  j.nodes = {{"nodeA", "10.20.3.11", 0}, {"nodeB", "10.20.3.12", 0}, {"nodeC", "10.20.3.13", 0}};
+  write_job(dir, j);
+  Fleet f(dir, "silent");
+  const json& ff = f.j["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "silent-rank");
+  CHECK(ff["host"] == "nodeB");
+  CHECK(ff["rank"] == 4);
+  CHECK(ff["device"] == 1);
+}
+
+TEST_CASE("RoCE error CQE (status 12) names where the link broke when nothing else does", "[fleet][hccl]") {
+  const fs::path dir = temp_path("roce");
+  Cleanup cl{{dir, temp_path("roce.db")}};
+  Job j;
+  j.heartbeat = false;
+  j.culprit_fault = false;
+  j.nodes = {{"nodeA", "10.20.4.11", 0}, {"nodeB", "10.20.4.12", 0}, {"nodeC", "10.20.4.13", 0}};
+  write_job(dir, j);
+  // the hccl.roce_error_cqe form (rules/signatures/hccl.yaml): rank 7 on nodeC, remote rank 1 on nodeA
+  write(dir / "nodeC/process_log/run/plog" / ("plog-" + std::to_string(pid_of(7)) + "_20260314001203402.log"),
+        {"[ERROR] HCCL(40007,python3):" + dash(j.issue + 2 * kSec) + " [heartbeat.cc:1220] [40090][Heartbeat]cqe error "
+         "status[12], local rank [10.20.4.13/7], remote rank [10.20.4.11/1]"});
+  Fleet f(dir, "roce");
+  const json& ff = f.j["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "roce-cqe");
+  CHECK(ff["host"] == "nodeC");
+  CHECK(ff["rank"] == 7);
+  CHECK(ff["rule_text"].get<std::string>().find("retransmission") != std::string::npos);
+  CHECK(ff["evidence"]["signature"] == "hccl.roce_error_cqe");
+}
+
+TEST_CASE("link-setup timeouts that all point at one rank name it", "[fleet][hccl]") {
+  // ranks of nodeA and nodeC time out building links to 10.20.5.12(4) (LINK_ERROR_INFO table of
+  // log-formats.md §8.3); rank 4 on nodeB never answered and reports no link timeout itself
+  const fs::path dir = temp_path("link");
+  Cleanup cl{{dir, temp_path("link.db")}};
+  Job j;
+  j.heartbeat = false;
+  j.culprit_fault = false;
+  j.op_timeouts = false;
+  j.silent_rank = 4;
+  j.nodes = {{"nodeA", "10.20.5.11", 0}, {"nodeB", "10.20.5.12", 0}, {"nodeC", "10.20.5.13", 0}};
+  write_job(dir, j);
+  const int64_t t0 = j.init + 120 * kSec;
+  for (int rank : {0, 1, 2, 6, 7, 8}) {
+    const std::string node = rank < 3 ? "nodeA" : "nodeC";
+    const std::string ip = rank < 3 ? "10.20.5.11" : "10.20.5.13";
+    const std::string P = std::to_string(pid_of(rank)), T = std::to_string(pid_of(rank) + 700);
+    const std::string pre = "[ERROR] HCCL(" + P + ",python3):";
+    const int64_t t = t0 + rank * 1'000'000;
+    write(dir / node / "process_log/debug/plog" / ("plog-" + P + "_20260314001403402.log"),
+          {pre + dash(t) + " [hccl_socket_manager.cc:797] [" + T + "][Wait][LinkEstablish]wait socket establish timeout, role[1] rank[" +
+               std::to_string(rank) + "] timeout[120 s]",
+           pre + dash(t + 243'000) + " [hccl_socket_manager.cc:623] [" + T + "]   _________________________LINK_ERROR_INFO___________________________",
+           pre + dash(t + 247'000) + " [hccl_socket_manager.cc:624] [" + T + "]   |  comm error, device[" + std::to_string(rank % 3) + "]",
+           pre + dash(t + 250'000) + " [hccl_socket_manager.cc:626] [" + T + "]   |  dest_ip(user_rank)  |   dest_port   |  src_ip(user_rank)   |   src_port   |   MyRole   |   Status   |    TlsStatus   |",
+           pre + dash(t + 303'000) + " [hccl_socket_manager.cc:583] [" + T + "]   |  10.20.5.12(4)   |  16666  |   " + ip + "(" +
+               std::to_string(rank) + ")   |  3234403008  |  client  | time out |   DISABLE  | LinkInfo"});
+  }
+  Fleet f(dir, "link");
+  const json& ff = f.j["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "link-wait-target");
+  CHECK(ff["host"] == "nodeB");
+  CHECK(ff["rank"] == 4);
+  CHECK(ff["ip"] == "10.20.5.12");
+  // the silent rank agrees (same host and rank): no competing suspect
+  for (const auto& s : f.j["suspects"]) CHECK(s["host"] != "nodeA");
+}
+
+TEST_CASE("a culprit whose node bundle is missing is still named by address and rank", "[fleet][hccl]") {
+  const fs::path dir = temp_path("missing");
+  Cleanup cl{{dir, temp_path("missing.db")}};
+  Job j;
+  j.nodes = {{"nodeA", "10.20.6.11", 0}, {"nodeB", "10.20.6.12", 0}, {"nodeC", "10.20.6.13", 0}};
+  write_job(dir, j);
+  fs::remove_all(dir / "nodeB");
+  Fleet f(dir, "missing");
+  const json& ff = f.j["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "heartbeat-broadcast");
+  CHECK(ff["host"].is_null());
+  CHECK(ff["ip"] == "10.20.6.12");
+  CHECK(ff["rank"] == 4);
+  CHECK(ff["rule_text"].get<std::string>().find("not an address of any bundle") != std::string::npos);
+  bool noted = false;
+  for (const auto& n : f.j["notes"]) noted = noted || n.get<std::string>().find("3 of 9 ranks") != std::string::npos;
+  CHECK(noted);
+  const std::string md = report::render_fleet(f.db->handle(), f.out.bundle_ids, Format::md);
+  CHECK(md.find("(no bundle of the fleet), rank 4") != std::string::npos);
 }
 
 TEST_CASE("drift: hosts that disagree on the driver version; corrupt and duplicate bundles are skipped",

@@ -367,6 +367,7 @@ int source_strength(const std::string& s) {
   if (s == "heartbeat-local") return 1;
   if (s == "link-local") return 2;
   if (s == "env") return 3;
+  if (s == "own-log") return 5;
   return 4;  // host-name
 }
 
@@ -392,6 +393,45 @@ std::pair<std::string, std::string> host_of_ip(const Ctx& c, const std::string& 
     }
   if (hs.size() != 1) return {};
   return {hs.front(), src};
+}
+
+// True when `ip` appears in `text` as a whole address (not inside 110.30.1.150).
+bool has_ip_token(const std::string& text, const std::string& ip) {
+  for (size_t p = text.find(ip); p != std::string::npos; p = text.find(ip, p + 1)) {
+    const bool left = p == 0 || !(std::isdigit(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '.');
+    const size_t e = p + ip.size();
+    const bool right = e >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[e])) ||
+                                             (text[e] == '.' && e + 1 < text.size() &&
+                                              std::isdigit(static_cast<unsigned char>(text[e + 1]))));
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// Last resort for an address no roster names: the one host whose own system logs (syslog,
+// journal, kernel log) or facts mention it, HCCL lines excluded (they name peers).
+std::string host_by_own_logs(Ctx& c, const std::string& ip) {
+  if (ip.empty() || ip.size() > 64) return {};
+  std::set<std::string> hosts;
+  const std::string like = "%" + ip + "%";
+  for (int64_t b : c.bundles) {
+    Stmt ev(c.db,
+            "SELECT e.host, substr(e.text, 1, 2000) FROM events e JOIN members m ON m.id = e.member_id WHERE "
+            "e.bundle_id = ? AND m.kind IN ('syslog', 'journal', 'dmesg', 'dmesg_t', 'host_kernel_log') AND "
+            "e.text LIKE ? AND e.text NOT LIKE '%HCCL%' LIMIT 50");
+    ev.bind(1, b).bind(2, std::string_view(like));
+    while (ev.step())
+      if (has_ip_token(ev.str(1), ip)) hosts.insert(ev.str(0));
+    Stmt fa(c.db,
+            "SELECT host, value FROM facts WHERE bundle_id = ? AND value LIKE ? AND name NOT LIKE 'env.MASTER%' "
+            "AND name NOT LIKE 'args.%' AND name NOT LIKE 'config.%' LIMIT 50");
+    fa.bind(1, b).bind(2, std::string_view(like));
+    while (fa.step())
+      if (has_ip_token(fa.str(1), ip)) hosts.insert(fa.str(0));
+  }
+  if (hosts.size() != 1) return {};
+  add_ip(c, ip, *hosts.begin(), "own-log");
+  return *hosts.begin();
 }
 
 void build_roster(Ctx& c, FleetResult& r) {
@@ -607,9 +647,13 @@ struct Incident {
   bool hccl = false;                 // any HCCL error or heartbeat report
   std::optional<int64_t> start;      // fleet frame
   std::optional<int64_t> detect;     // earliest HCCL error / heartbeat report (fleet frame)
-  std::optional<int64_t> first_timeout, last_timeout;
-  std::string last_timeout_host;
-  std::optional<int64_t> last_timeout_rank;
+  // timeouts of ops (EI0002, against HCCL_EXEC_TIMEOUT) and of link setup / negotiation (EI0006,
+  // topo exchange, against HCCL_CONNECT_TIMEOUT): the first and the last one of the fleet
+  struct Span {
+    std::optional<int64_t> first, last;
+    const HitR* last_hit = nullptr;
+  } op, link;
+  std::optional<int64_t> first_timeout;
   std::map<std::string, int> errors_per_host;
   std::set<std::pair<std::string, int64_t>> erring_pids;  // (host, pid) with an error line
 };
@@ -627,15 +671,15 @@ Incident find_incident(const Ctx& c, int64_t exec_s) {
       if (!h.t) continue;
       const int64_t t = c.to_fleet(h.host, *h.t);
       if (!in.detect || t < *in.detect) in.detect = t;
-      const bool timeout = sig == "hccl.notify_wait_timeout" || sig == "hccl.socket_timeout" ||
-                           sig == "hccl.topo_exchange_timeout";
-      if (timeout) {
+      Incident::Span* span = sig == "hccl.notify_wait_timeout" ? &in.op
+                             : (sig == "hccl.socket_timeout" || sig == "hccl.topo_exchange_timeout") ? &in.link
+                                                                                                      : nullptr;
+      if (span) {
         if (!in.first_timeout || t < *in.first_timeout) in.first_timeout = t;
-        if (!in.last_timeout || t > *in.last_timeout ||
-            (t == *in.last_timeout && h.host < in.last_timeout_host)) {
-          in.last_timeout = t;
-          in.last_timeout_host = h.host;
-          in.last_timeout_rank = h.rank;
+        if (!span->first || t < *span->first) span->first = t;
+        if (!span->last || t > *span->last || (t == *span->last && h.host < span->last_hit->host)) {
+          span->last = t;
+          span->last_hit = &h;
         }
       }
     }
@@ -811,7 +855,7 @@ void attach_timeouts(Ctx& c, FleetResult& r) {
                       "(log-formats.md §8.1)");
 }
 
-std::optional<Candidate> rule_heartbeat(const Ctx& c, const FleetResult& r) {
+std::optional<Candidate> rule_heartbeat(Ctx& c, const FleetResult& r) {
   struct Score {
     int prio = 0;
     std::set<std::string> hosts;
@@ -860,7 +904,11 @@ std::optional<Candidate> rule_heartbeat(const Ctx& c, const FleetResult& r) {
   const auto [ip, id] = split_ip_id(best->first);
   k.ip = ip;
   k.rank = id;
-  const auto [host, src] = host_of_ip(c, ip);
+  auto [host, src] = host_of_ip(c, ip);
+  if (host.empty()) {
+    host = host_by_own_logs(c, ip);
+    if (!host.empty()) src = "own-log";
+  }
   k.host = host;
   if (k.host.empty() && id) {
     if (const auto* fr = find_rank(r, *id)) k.host = fr->host;
@@ -881,7 +929,7 @@ std::optional<Candidate> rule_heartbeat(const Ctx& c, const FleetResult& r) {
   if (s.hosts.size() >= 2) k.confidence += 0.1;
   if (cand.size() == 1) k.confidence += 0.1;
   if (k.host.empty()) k.confidence -= 0.1;
-  if (src == "host-name") k.confidence -= 0.05;
+  if (src == "host-name" || src == "own-log") k.confidence -= 0.05;
   return k;
 }
 
@@ -968,22 +1016,31 @@ std::optional<Candidate> rule_late_arrival(const Ctx& c, const FleetResult& r, c
     k.confidence = 0.75;
     return k;
   }
-  // without issue times: the timeouts themselves
-  if (in.first_timeout && in.last_timeout && *in.last_timeout - *in.first_timeout > limit) {
+  // without issue times: the timeouts themselves. A rank that timed out more than the timeout
+  // after the first one started waiting after the others had given up: it came late.
+  const std::pair<const Incident::Span*, std::pair<const char*, int64_t>> spans[] = {
+      {&in.op, {"HCCL_EXEC_TIMEOUT", r.exec_timeout_s}}, {&in.link, {"HCCL_CONNECT_TIMEOUT", r.connect_timeout_s}}};
+  for (const auto& [span, what] : spans) {
+    if (!span->first || !span->last || *span->last - *span->first <= what.second * kSec) continue;
+    const HitR& h = *span->last_hit;
     Candidate k;
     k.rule = "late-arrival";
-    k.host = in.last_timeout_host;
-    k.rank = in.last_timeout_rank;
-    k.text = "all ranks timed out; the last timeout (" + in.last_timeout_host + ") came " +
-             fmt_s(*in.last_timeout - *in.first_timeout) + " after the first, more than HCCL_EXEC_TIMEOUT (" +
-             std::to_string(r.exec_timeout_s) + " s): that rank started waiting late (log-formats.md §8.5 step 4)";
+    k.host = h.host;
+    k.pid = h.pid;
+    k.rank = h.rank ? h.rank : rank_of(r, h.host, h.device, h.pid);
+    k.lines.push_back(h.as_line("timing"));
+    k.text = std::string("all ranks timed out; the last timeout (") + h.host +
+             (k.rank ? " rank " + std::to_string(*k.rank) : std::string()) + ") came " +
+             fmt_s(*span->last - *span->first) + " after the first, more than " + what.first + " (" +
+             std::to_string(what.second) + " s): that rank started waiting after the others had given up "
+             "(log-formats.md §8.5 steps 4-5)";
     k.confidence = 0.6;
     return k;
   }
   return std::nullopt;
 }
 
-std::optional<Candidate> rule_link_target(const Ctx& c, const FleetResult& r) {
+std::optional<Candidate> rule_link_target(Ctx& c, const FleetResult& r) {
   std::map<std::string, int> targets;        // "ip/rank" -> reports
   std::set<std::string> waiting;             // "ip/rank" of the sides that waited
   std::map<std::string, const HitR*> sample;
@@ -1026,6 +1083,7 @@ std::optional<Candidate> rule_link_target(const Ctx& c, const FleetResult& r) {
   else
     k.rank = to_i64(id);
   k.host = host_of_ip(c, k.ip).first;
+  if (k.host.empty()) k.host = host_by_own_logs(c, k.ip);
   if (k.host.empty() && k.rank)
     if (const auto* fr = find_rank(r, *k.rank)) k.host = fr->host;
   k.lines.push_back(sample[best]->as_line("broadcast"));
@@ -1099,7 +1157,7 @@ std::optional<Candidate> rule_silent(const Ctx& c, const FleetResult& r, const I
   return k;
 }
 
-std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r) {
+std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool hccl) {
   struct Row {
     std::string host, file, text, quality, sig, finding;
     int64_t line = 0, t = 0, fleet = 0, bundle = 0;
@@ -1161,10 +1219,13 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r) {
     }
   }
   if (!k.rank) k.rank = rank_of(r, k.host, k.device, k.pid);
-  k.text = "earliest first failure of the per-host timelines: " + best->host + " at " + format_utc(best->fleet) +
+  k.text = std::string(hccl ? "no rule of log-formats.md §8.5 applies (no heartbeat report, no distinct first error, "
+                              "no late rank, no link target, no silent rank); " : "") +
+           "earliest first failure of the per-host timelines: " + best->host + " at " + format_utc(best->fleet) +
            " (fleet clock)" +
            (second ? "; next: " + second->host + " " + fmt_s(second->fleet - best->fleet) + " later" : std::string());
   k.confidence = (second && second->fleet - best->fleet > kSec) || !second ? 0.5 : 0.4;
+  if (hccl) k.confidence -= 0.1;
   if (r.hosts.size() > 1 && r.reference.empty()) k.confidence -= 0.1;
   k.own = std::nullopt;
   return k;
@@ -1384,7 +1445,7 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     if (auto k = rule_roce(c, r)) found.push_back(*k);
     if (auto k = rule_silent(c, r, in)) found.push_back(*k);
   }
-  if (auto k = rule_earliest(c, r)) found.push_back(*k);
+  if (auto k = rule_earliest(c, r, in.hccl)) found.push_back(*k);
 
   if (!found.empty()) {
     Candidate k = found.front();
@@ -1472,6 +1533,18 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
       if (fh.silent)
         r.suspects.push_back({fh.host, "silent-rank", fh.host + " holds communicator ranks and logged no error while "
                                                        "others failed", std::nullopt});
+  }
+  // addresses, including those the rules resolved from the hosts' own logs
+  for (auto& fh : r.hosts) {
+    fh.ips.clear();
+    for (const auto& [ip, hs] : c.ip_source) {
+      auto it = hs.find(fh.host);
+      if (it != hs.end()) fh.ips.push_back({ip, it->second});
+    }
+    std::sort(fh.ips.begin(), fh.ips.end(), [](const FleetIp& a, const FleetIp& b) {
+      return source_strength(a.source) != source_strength(b.source) ? source_strength(a.source) < source_strength(b.source)
+                                                                    : a.ip < b.ip;
+    });
   }
   r.notes = c.notes;
   std::sort(r.ranks.begin(), r.ranks.end(), [](const FleetRank& a, const FleetRank& b) {
