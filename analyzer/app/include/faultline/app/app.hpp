@@ -23,6 +23,10 @@ struct Options {
   std::filesystem::path cache_dir;             // compiled rule database cache ("" = none)
   bool progress = false;                       // progress lines on stderr
   bool stats = false;                          // per-stage statistics on stderr
+  // Streaming pass on two threads: walk + decompression + sha256 + classify + Hyperscan on the
+  // caller, parsers + SQLite rows on a second thread. fleet turns it off in its workers (one
+  // thread per bundle: -j N is the parallelism there).
+  bool pipeline_threads = true;
 };
 
 struct Outcome {
