@@ -380,6 +380,23 @@ TEST_CASE("fleet sample: node05 / rank 35 failed first, with its root cause and 
   CHECK(ht1.find("<details") != std::string::npos);
 }
 
+TEST_CASE("the fleet sample packed one archive per node gives the same first failure", "[fleet][sample]") {
+  const fs::path src(FAULTLINE_SOURCE_DIR);
+  const fs::path out = temp_path("packed");
+  Cleanup cl{{out, temp_path("packed.db"), temp_path("cache")}};
+  REQUIRE(run("sh " + q(src / "scripts/pack-samples.sh") + " -f tar.zst --split " + q(src / "samples/fleet-hccl-cascade") +
+              " " + q(out) + " > /dev/null 2>&1") == 0);
+  Fleet f(out / "fleet-hccl-cascade", "packed");
+  CHECK(f.out.bundle_ids.size() == 8);
+  const json& ff = f.j["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["host"] == "node05");
+  CHECK(ff["rank"] == 35);
+  CHECK(ff["rule"] == "heartbeat-broadcast");
+  CHECK(ff["root_cause"]["id"] == "device.heartbeat_lost");
+  CHECK(ff["evidence"]["file"] == "node05/dmesg");  // the archive's top entry is node05/
+}
+
 TEST_CASE("clock offsets from shared events: a node 300 s ahead is put back in order", "[fleet][clock]") {
   // heartbeat broadcast names nodeB rank 4; nodeB's clock runs 300 s ahead of the others
   const fs::path dir = temp_path("skew-hb");

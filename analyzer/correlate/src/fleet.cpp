@@ -570,7 +570,6 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
         if (ts.size() >= 3)  // a median over several ranks: one late rank does not move it
           for (auto t : ts) add("op issue", key, host, t);
   }
-  std::map<std::string, std::vector<int64_t>> init_obs;
   for (const auto& h : c.of("hccl.comm_init_entry"))
     if (h.t) add("communicator init", h.c("identifier"), h.host, *h.t);
 
