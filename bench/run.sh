@@ -90,6 +90,18 @@ check() {  # check LABEL VALUE OP LIMIT
   checks+=("$(printf '%-58s %10s %2s %-8s %s' "$1" "$2" "$3" "$4" "$ok")")
 }
 
+# ---- free cores: what parallelism the machine gives right now ------------------------------
+# Two copies of a fixed CPU-bound loop, one after the other and then at the same time: the
+# speed-up is what any 2-thread or -j 2 figure below can reach at most in this run.
+probe() {
+  local t0 t1 t2
+  t0=$(now); awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }'; awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }'
+  t1=$(now); awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }' & awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }' & wait
+  t2=$(now); awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.2f", (b - a) / (c - b) }'
+}
+cores_before=$(probe)
+echo "== free-core probe: 2 CPU-bound loops in parallel run ${cores_before}x faster than in sequence (2.00 = two free cores)"
+
 # ---- tiny bundle: warm start ------------------------------------------------------------------
 tiny=$work/tiny
 if ! fresh "$tiny" tiny; then
@@ -245,6 +257,9 @@ echo
 echo "warm start (cached rule database, $(tree_bytes "$tiny") byte bundle): $(awk -v w="$warm" 'BEGIN {printf "%.0f", w * 1000}') ms median of 7"
 check "warm start on a tiny bundle, ms" "$(awk -v w="$warm" 'BEGIN {printf "%.0f", w * 1000}')" "<=" 100
 
+cores_after=$(probe)
 echo
+echo "free-core probe: ${cores_before}x before, ${cores_after}x after (2.00 = two free cores; parallel"
+echo "figures above could reach at most about that)"
 echo "targets (ratios measured in this run; load average: $(cut -d' ' -f1-3 /proc/loadavg)):"
 printf '%s\n' "${checks[@]}"
