@@ -23,10 +23,10 @@ case "$h" in
 esac
 mkdir -p "$dir/corpus/$h" "$dir/artifacts/$h" "$dir/logs" "$dir/seeds/$h"
 log=$dir/logs/$h-$(date +%Y%m%d-%H%M%S).log
-# -timeout: an input running longer than 10 s is a hang; -rss_limit_mb: 2 GiB is a finding.
+# -timeout: an input running longer than 30 s (wall: the machine is shared) is a hang; -rss_limit_mb: 2 GiB is a finding.
 # shellcheck disable=SC2068
 nice -n 19 /usr/bin/env time -f "cpu_seconds=%U+%S wall_seconds=%e max_rss_kb=%M" \
-  "$bin" -max_total_time=$((secs * 4)) -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
+  "$bin" -max_total_time=$((secs * 4)) -timeout=30 -rss_limit_mb=2048 -max_len=$maxlen \
   -dict="$dict" -print_final_stats=1 -artifact_prefix="$dir/artifacts/$h/" $@ \
   "$dir/corpus/$h" "$dir/seeds/$h" >"$log" 2>&1 &
 tpid=$!
