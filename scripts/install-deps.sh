@@ -9,9 +9,20 @@ case "$arch" in
   *) hs=libvectorscan-dev ;;   # API-compatible fork for arm64 (Ascend hosts are often aarch64)
 esac
 
-pkgs="build-essential cmake pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
+pkgs="build-essential cmake ninja-build pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
 catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
-python3 sqlite3"
+python3 sqlite3 libcpp-httplib-dev"
+# The browser test of `faultline serve` (tests/serve/browser_test.sh) needs headless chromium; it
+# skips without it. Heavy, so only on request: FAULTLINE_BROWSER_TESTS=1 scripts/install-deps.sh
+if [ "${FAULTLINE_BROWSER_TESTS:-0}" = 1 ]; then
+  pkgs="$pkgs chromium"
+fi
+
+# fuzzing only (fuzz/, docs/fuzzing.md): `scripts/install-deps.sh --fuzz` adds clang and its
+# libFuzzer/sanitizer runtimes. The normal build and tests do not need them.
+if [ "${1:-}" = "--fuzz" ]; then
+  pkgs="$pkgs clang-14 libclang-rt-14-dev"
+fi
 
 missing=""
 for p in $pkgs; do

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "serve_cmd.hpp"
 
 namespace fl = faultline;
 
@@ -64,12 +65,15 @@ int main(int argc, char** argv) {
   auto* rules = app.add_subcommand("rules", "List, test, lint or import signature and diagnosis rules.");
   fl::cli::add_rules_options(*rules, rl);
 
+  fl::cli::ServeArgs sv;
   auto* serve = app.add_subcommand(
-      "serve", "Serve an upload page and HTTP API that analyze bundles (not available yet).");
-  std::string listen = "127.0.0.1:8080";
-  std::string data_dir;
-  serve->add_option("--listen", listen, "Address:port to listen on (default 127.0.0.1:8080)");
-  serve->add_option("--data", data_dir, "Directory for uploaded bundles and databases");
+      "serve", "Serve an upload page and HTTP API that analyze bundles (docs/api.md).");
+  fl::cli::add_serve_options(*serve, sv);
+  serve->footer(
+      "Examples:\n"
+      "  faultline serve --data /srv/faultline                      # http://127.0.0.1:8080/\n"
+      "  faultline serve --listen 0.0.0.0:8080 --token $(openssl rand -hex 16) -j 2\n"
+      "  curl --data-binary @node07.tar.zst 'http://127.0.0.1:8080/api/bundles?name=node07.tar.zst'");
 
   try {
     app.parse(argc, argv);
@@ -83,11 +87,7 @@ int main(int argc, char** argv) {
     if (*fleet) return fl::cli::run_fleet(fa, common);
     if (*report) return fl::cli::run_report(ra);
     if (*rules) return fl::cli::run_rules(*rules, rl);
-    if (*serve) {
-      std::cerr << "faultline serve: not available yet in this version (planned: upload page and "
-                   "HTTP API, see docs/)\n";
-      return 2;
-    }
+    if (*serve) return fl::cli::run_serve(sv);
   } catch (const fl::cli::UsageError& e) {
     std::cerr << "faultline: " << e.what() << "\n";
     return 2;

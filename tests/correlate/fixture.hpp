@@ -124,8 +124,9 @@ class Db {
 
   // A signature hit on line `line` of m (creates the event).
   int64_t hit(const Member& m, int line, const std::string& signature, const std::string& captures,
-              std::optional<int64_t> time_ns, const std::string& quality = "exact") {
-    const int64_t ev = event(m, line, time_ns, quality);
+              std::optional<int64_t> time_ns, const std::string& quality = "exact",
+              const std::string& severity = "error") {
+    const int64_t ev = event(m, line, time_ns, quality, severity);
     Stmt st(db_, "INSERT INTO hits (bundle_id, event_id, signature, captures) VALUES (?,?,?,?)");
     st.i64(1, bundle_).i64(2, ev).text(3, signature).text(4, captures).run();
     return ev;

@@ -46,7 +46,7 @@ inline Seed000 build_seed000(Db& db, const std::string& host = "a2-pod-017") {
        "[Driver] [2026-05-28 14:03:40] [INFO]End time: 2026-05-28 14:03:40"});
   db.fact(s.install, 3, "install.event",
           R"({"package":"driver","action":"downgrade","from":"24.1.0.3","to":"24.1.rc3","time":"2026-05-28 14:03:40","result":"success","reboot_required":true})");
-  db.hit(s.install, 3, "install.driver_reboot_needed", "{}", local("2026-05-28 14:03:40", 8), "local");
+  db.hit(s.install, 3, "install.driver_reboot_needed", "{}", local("2026-05-28 14:03:40", 8), "local", "info");
   s.proc_stat = db.member("ascend_log_20260601094002/host_info/proc_stat", "proc_stat", host,
                           {"cpu  118237 0 42077 29880392 3140 0 1093 0 0 0",
                            "btime " + std::to_string(utc("2026-05-20 23:12:05") / 1'000'000'000)});
@@ -270,7 +270,7 @@ inline void build_healthy(Db& db, const std::string& host = "910b-node5") {
                          "installation/upgrade to take effect!"});
   db.fact(inst, 1, "install.event",
           R"({"package":"driver","action":"upgrade","from":"24.1.rc2","to":"24.1.rc3","time":"2026-05-10 11:20:03","result":"success","reboot_required":true})");
-  db.hit(inst, 1, "install.driver_reboot_needed", "{}", local("2026-05-10 11:20:03", 8), "local");
+  db.hit(inst, 1, "install.driver_reboot_needed", "{}", local("2026-05-10 11:20:03", 8), "local", "info");
   auto ps = db.member("host_info/proc_stat", "proc_stat", host,
                       {"btime " + std::to_string(utc("2026-05-10 04:02:00") / 1'000'000'000)});
   db.fact(ps, 1, "host.boot_time", std::to_string(utc("2026-05-10 04:02:00") / 1'000'000'000));

@@ -446,6 +446,21 @@ TEST_CASE("framework.version_mismatch", "[diagnosis]") {
            "cann.version.loaded", "8.5.0");
     CHECK(fired(c.run(), "framework.version_mismatch"));
   }
+  SECTION("a process mapping through latest: what latest points at counts") {
+    Case c;
+    c.fact("pip_list", "torch_npu                2.9.0.post6", "torch_npu.version", "2.9.0.post6");
+    c.fact("proc_maps", "ffff8e3d0000-ffff8f2e4000 r-xp 00000000 103:02 1 /usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so",
+           "cann.version.loaded", "latest");
+    c.fact("ls_listing", "/usr/local/Ascend/ascend-toolkit/9.1.0", "cann.latest_target", "/usr/local/Ascend/ascend-toolkit/9.1.0");
+    c.fact("version_info", "version=8.5.0", "cann.version.installed", "8.5.0");
+    CHECK(c.run().empty());  // latest -> 9.1.0 pairs with 2.9.0.post6; the older 8.5.0 install is not used
+    Case d;
+    d.fact("pip_list", "torch_npu                2.8.0.post2", "torch_npu.version", "2.8.0.post2");
+    d.fact("proc_maps", "ffff8e3d0000-ffff8f2e4000 r-xp 00000000 103:02 1 /usr/local/Ascend/ascend-toolkit/latest/lib64/libascendcl.so",
+           "cann.version.loaded", "latest");
+    d.fact("ls_listing", "/usr/local/Ascend/ascend-toolkit/9.1.0", "cann.latest_target", "/usr/local/Ascend/ascend-toolkit/9.1.0");
+    CHECK(fired(d.run(), "framework.version_mismatch"));
+  }
   SECTION("near misses: table rows, history rows, case and build suffixes") {
     for (auto [tnpu, torch, cann] : std::vector<std::array<std::string, 3>>{
              {"2.8.0.post2", "2.8.0", "8.5.0"},

@@ -786,13 +786,21 @@ struct EventTimes {
 void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::string, RootInfo>& roots,
                               const std::string& bundle_name) {
   sqlite3* h = db.handle();
-  // host names
-  std::set<std::string> used;
+  // host names. Roots that name no host (extra folders next to one node's collection, e.g.
+  // case/ beside faultline_<host>_<ts>/) belong to that node when the bundle names exactly one.
   std::map<std::string, std::string> names;
+  std::set<std::string> hinted;
+  for (const auto& [root, info] : roots)
+    if (!info.best.host.empty()) hinted.insert(info.best.host);
+  const std::string only_host = hinted.size() == 1 ? *hinted.begin() : std::string();
+  std::map<std::string, std::string> source_of;
   for (auto& [root, info] : roots) {
     std::string name = info.best.host;
     std::string source = info.best.source;
-    if (name.empty()) {
+    if (name.empty() && !only_host.empty()) {
+      name = only_host;
+      source = "joined";
+    } else if (name.empty()) {
       // fall back to the bundle's name without extensions, then "host"
       std::string n = root.empty() ? bundle_name : root.substr(root.find_last_of("/!") == std::string::npos ? 0 : root.find_last_of("/!") + 1);
       for (const char* ext : {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
@@ -803,12 +811,10 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       name = n.empty() ? "host" : n;
       source = "default";
     }
-    std::string unique = name;
-    for (int k = 2; used.count(unique) != 0; ++k) unique = name + "#" + std::to_string(k);
-    used.insert(unique);
-    names[root] = unique;
-    db.add_host(bundle, unique, source);
+    names[root] = name;  // several roots may share a host (one node's collection split in parts)
+    if (!source_of.count(name) || source != "joined") source_of[name] = source;
   }
+  for (const auto& [name, source] : source_of) db.add_host(bundle, name, source);
   const bool own_tx = sqlite3_get_autocommit(h) != 0;  // else: inside the bulk load's transaction
   if (own_tx) db.begin();
   {
@@ -828,9 +834,14 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       sqlite3_finalize(s);
     }
   }
-  // clocks, per host
+  // clocks, per host (combining the roots of one host)
   std::map<std::string, clock::ClockModel> models;  // by root
-  for (const auto& [root, name] : names) {
+  std::map<std::string, std::vector<std::string>> roots_of;
+  for (const auto& [root, name] : names) roots_of[name].push_back(root);
+  for (const auto& host_entry : roots_of) {
+    // not a structured binding: the lambda below uses the name (clang before 16 cannot capture one)
+    const std::string& name = host_entry.first;
+    const std::vector<std::string>& host_roots = host_entry.second;
     clock::HostInputs in;
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
@@ -859,9 +870,12 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       }
     }
     sqlite3_finalize(s);
-    if (!in.reference_ns && roots[root].reference_naive != kNoTime)
-      in.reference_ns = roots[root].reference_naive;
+    for (const auto& root : host_roots)
+      if (roots[root].reference_naive != kNoTime &&
+          (!in.reference_ns || roots[root].reference_naive > *in.reference_ns))
+        in.reference_ns = roots[root].reference_naive;
     // anchors: (wall, uptime) pairs and epoch payloads; year-less ones dated from the reference
+    for (const auto& root : host_roots)
     for (const Anchor& an : roots[root].anchors) {
       if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
       int year = an.t.year;
@@ -892,7 +906,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     add_clock("device_local", model.device_local_offset_ns, model.device_local_method, "");
     add_clock("device_syslog", model.device_syslog_offset_ns, model.device_syslog_method, "");
     sqlite3_finalize(ins);
-    models.emplace(root, model);
+    for (const auto& root : host_roots) models.emplace(root, model);
   }
   // Every event: its host's name (events were written with their root) and its UTC time, in one
   // UPDATE statement over the bundle's events: the new values come from SQL functions

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "faultline/app/app.hpp"
+#include "faultline/correlate/fleet.hpp"
 #include "prepared.hpp"
 #include "stats.hpp"
 
@@ -166,6 +167,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   std::atomic<size_t> done{0};
   std::atomic<uint64_t> bytes{0};
   std::mutex merge_mu;
+  std::map<std::string, size_t> merged_sha;  // sha256 -> input index (same content twice in one run)
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = cpu_seconds();
   std::mutex stats_mu;
@@ -178,8 +180,26 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     return fs::path(t && *t ? t : "/tmp");
   }();
 
+  // Without a cache directory (--no-cache) every bundle would compile the signature database
+  // again (~0.5 s CPU each): the run keeps one in a private directory, removed at the end.
+  fs::path run_cache;
+  if (opts.cache_dir.empty() && bundles.size() > 1) {
+    run_cache = tmpdir / ("faultline-fleet-" + std::to_string(::getpid()) + "-rules");
+    std::error_code ec;
+    fs::remove_all(run_cache, ec);
+    if (!fs::create_directories(run_cache, ec) || ec) run_cache.clear();
+  }
+  struct RemoveDir {
+    fs::path p;
+    ~RemoveDir() {
+      std::error_code ec;
+      if (!p.empty()) fs::remove_all(p, ec);
+    }
+  } remove_run_cache{run_cache};
+
   auto worker = [&](unsigned w) {
     Options o = opts;
+    if (!run_cache.empty()) o.cache_dir = run_cache;
     o.progress = false;
     o.stats = false;
     o.pipeline_threads = false;  // one thread per bundle: the workers are the parallelism
@@ -230,7 +250,26 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
           my_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count();
           ScopeTimer t(my_merge);
           const double c0 = thread_cpu_seconds();
-          ids[i] = merge_database(db, tmp);
+          // The database keys bundles by sha256: a second input with the same content would
+          // replace the first one's rows. Keep the first input in input order (whichever worker
+          // finishes first) and report the other one.
+          auto dup = [&](size_t kept, size_t dropped) {
+            errors[dropped] = bundles[dropped].string() + ": same content (sha256 " + r.ingest.sha256.substr(0, 12) +
+                              "...) as " + bundles[kept].string() + ": analysed once";
+          };
+          auto it = merged_sha.find(r.ingest.sha256);
+          if (it == merged_sha.end()) {
+            ids[i] = merge_database(db, tmp);
+            merged_sha.emplace(r.ingest.sha256, i);
+          } else if (it->second < i) {
+            dup(it->second, i);
+          } else {
+            const size_t later = it->second;
+            ids[i] = merge_database(db, tmp);  // replaces the later input's rows (same sha256)
+            ids[later].clear();
+            dup(i, later);
+            it->second = i;
+          }
           my_merge_cpu += thread_cpu_seconds() - c0;
         }
       } catch (const std::exception& e) {
@@ -272,6 +311,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   db.exec("PRAGMA wal_autocheckpoint=1000");
   if (tty) std::fputs("\n", stderr);
 
+  std::vector<int64_t> failed_ids;
   for (size_t i = 0; i < bundles.size(); ++i) {
     if (!errors[i].empty()) {
       out.failures.push_back({bundles[i].string(), errors[i]});
@@ -280,9 +320,18 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
       db.add_warning(b, Warning{"", errors[i]});
       db.finish_load(b, "failed:" + bundles[i].string(), 0, 0, 0);
       db.mark_failed(b, errors[i]);
+      failed_ids.push_back(b);
       continue;
     }
     out.bundle_ids.insert(out.bundle_ids.end(), ids[i].begin(), ids[i].end());
+  }
+  // Fleet-level correlation over the merged rows (docs/fleet.md): first failure, clock offsets.
+  if (!out.bundle_ids.empty()) {
+    try {
+      correlate::run_fleet(db.handle(), out.bundle_ids, failed_ids);
+    } catch (const std::exception& e) {
+      out.correlation_error = e.what();
+    }
   }
   if (opts.stats) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define FAULTLINE_SHA_NI 1
 #endif
@@ -26,8 +27,15 @@ constexpr uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - 
 #ifdef FAULTLINE_SHA_NI
 // SHA-NI (x86 SHA extensions, on most x86_64 CPUs since 2017): ~10x the portable code, which
 // matters because ingest hashes every bundle byte. Chosen at run time; same results.
+// CPUID directly: clang before 15 has no "sha" for __builtin_cpu_supports.
 bool have_sha_ni() {
-  static const bool yes = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  static const bool yes = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & bit_SSE4_1) == 0 || (c & bit_SSSE3) == 0)
+      return false;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+    return (b & (1U << 29)) != 0;  // CPUID.(EAX=7,ECX=0):EBX.SHA[bit 29]
+  }();
   return yes;
 }
 

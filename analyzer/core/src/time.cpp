@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <limits>
 
 #include "faultline/core/text.hpp"
 
@@ -19,8 +20,13 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 
 int64_t civil_to_ns(int y, int mon, int day, int h, int mi, int s, int64_t nanos) {
   const int64_t days = days_from_civil(y, static_cast<unsigned>(mon), static_cast<unsigned>(day));
-  const int64_t secs = days * 86400 + h * 3600 + mi * 60 + s;
-  return secs * 1'000'000'000 + nanos;
+  // 64-bit and saturated: a damaged line can print any year (2461, 9999) or field value, and
+  // nanoseconds since 1970 only reach the years 1677..2262.
+  const int64_t secs = days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + s;
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(secs, int64_t{1'000'000'000}, &ns) || __builtin_add_overflow(ns, nanos, &ns))
+    return secs < 0 ? std::numeric_limits<int64_t>::min() + 1 : std::numeric_limits<int64_t>::max();
+  return ns;
 }
 
 Civil ns_to_civil(int64_t ns) {

@@ -14,6 +14,8 @@ namespace {
 
 constexpr size_t kMaxMemberText = 64u << 20;  // bytes of one member's text we split into lines
 constexpr size_t kMaxLine = 4000;             // characters kept of one evidence line
+constexpr size_t kMaxHitsPerSignature = 5000;  // hits of one signature on one host the rules see
+constexpr size_t kMaxHits = 200000;            // hits the rules see in all
 
 std::map<std::string, std::string> parse_captures(const std::string& s) {
   std::map<std::string, std::string> out;
@@ -40,14 +42,22 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
   data->bundle_id = bundle_id;
   if (!signatures.empty()) {
     // A json_each() list keeps the statement fixed whatever the number of signatures.
+    // Bounded in the number of hits: the first kMaxHitsPerSignature of each (host, signature) in
+    // time order, at most kMaxHits in all (a flood of one error line must not hold every hit in
+    // memory: ~2 KB each).
     Stmt st(db,
-            "SELECT h.id, h.signature, h.captures, e.id, e.host, COALESCE(m.path, ''), "
-            "COALESCE(m.kind, ''), e.member_id, e.line, e.time_ns, e.time_quality, e.text, "
-            "e.sev_rank FROM hits h JOIN events e ON e.id = h.event_id "
+            "SELECT hid, sig, caps, eid, host, path, kind, mid, line, t, tq, text, sev FROM ("
+            "SELECT h.id AS hid, h.signature AS sig, h.captures AS caps, e.id AS eid, e.host AS host, "
+            "COALESCE(m.path, '') AS path, COALESCE(m.kind, '') AS kind, e.member_id AS mid, "
+            "e.line AS line, e.time_ns AS t, e.time_quality AS tq, e.text AS text, e.sev_rank AS sev, "
+            "ROW_NUMBER() OVER (PARTITION BY e.host, h.signature ORDER BY e.time_ns IS NULL, "
+            "e.time_ns, m.path, e.line, h.id) AS rn "
+            "FROM hits h JOIN events e ON e.id = h.event_id "
             "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ? "
-            "AND h.signature IN (SELECT value FROM json_each(?)) "
-            "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, h.signature, h.id");
+            "AND h.signature IN (SELECT value FROM json_each(?))) WHERE rn <= ? "
+            "ORDER BY t IS NULL, t, path, line, sig, hid LIMIT ?");
     st.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
+    st.bind(3, static_cast<int64_t>(kMaxHitsPerSignature)).bind(4, static_cast<int64_t>(kMaxHits));
     while (st.step()) {
       HitRow h;
       h.hit_id = st.i64(0);

@@ -74,9 +74,20 @@ bool apply_cmp(Op op, int c) {
 }
 
 // Compat cell / fact value as compared: "CANN 8.5.0" -> 8.5.0, "2.1.0+cpu" -> 2.1.0,
-// "2.5.1.post1.dev20250619" -> 2.5.1.post1.
+// "2.5.1.post1.dev20250619" -> 2.5.1.post1, "/usr/local/Ascend/ascend-toolkit/8.5.0" -> 8.5.0,
+// "/usr/local/Ascend/cann-9.1.0" -> 9.1.0. Empty when the value names no version ("latest").
 std::string compat_norm(std::string_view v) {
   std::string s(text::trim(v));
+  if (s.find('/') != std::string::npos) {  // a path: its last component that is a version
+    std::string found;
+    for (auto part : text::split(s, '/')) {
+      std::string_view p = part;
+      if (text::istarts_with(p, "cann-")) p.remove_prefix(5);
+      if (!p.empty() && p.front() >= '0' && p.front() <= '9') found = std::string(p);
+    }
+    s = found;
+  }
+  if (s.find_first_of("0123456789") == std::string::npos) return {};
   if (text::istarts_with(s, "cann ")) s = std::string(text::trim(std::string_view(s).substr(5)));
   const size_t plus = s.find('+');
   if (plus != std::string::npos) s.resize(plus);
@@ -136,6 +147,7 @@ size_t Evaluator::ev_fact(const FactRow& f) {
   e.member_id = f.member_id;
   e.line = f.line;
   e.fact = f.name;
+  e.value = f.value;
   e.text = lines_.line(f.member_id, f.line);
   if (e.text.empty()) e.text = f.name + " = " + f.value;
   e.time_quality = "unknown";
@@ -179,6 +191,8 @@ Binding Evaluator::bind_fact(const FactRow& f, const std::string& star) {
   if (f.name.rfind("fs.", 0) == 0) b.fields["path"] = f.name.substr(3);
   if (f.name.rfind("mount.", 0) == 0) b.fields["mountpoint"] = f.name.substr(6);
   if (f.value.rfind("symlink:", 0) == 0) b.fields["target"] = f.value.substr(8);
+  if (const size_t slash = f.value.find_last_of('/'); slash != std::string::npos && slash + 1 < f.value.size())
+    b.fields["basename"] = f.value.substr(slash + 1);
   b.fields["member"] = f.member;
   b.fields["line"] = std::to_string(f.line);
   if (auto w = fact_time(f)) {
@@ -449,17 +463,19 @@ std::vector<Evaluator::Match> Evaluator::m_compat(const Node& n, const Env& env,
         std::find(table.columns.begin(), table.columns.end(), col) - table.columns.begin());
     if (c.index >= table.columns.size()) return out;
     for (const auto& fn : fact_names) {
-      c.facts = facts_named(subst(fn, env), false);
+      c.facts.clear();
+      for (const auto* f : facts_named(subst(fn, env), false)) {
+        const std::string v = compat_norm(f->value);
+        if (v.empty()) continue;  // names no version (latest)
+        c.facts.push_back(f);
+        bool dup = false;
+        for (const auto& e : c.values)
+          if (same_version(e, v)) dup = true;
+        if (!dup) c.values.push_back(v);
+      }
       if (!c.facts.empty()) break;
     }
     if (c.facts.empty()) return out;
-    for (const auto* f : c.facts) {
-      const std::string v = compat_norm(f->value);
-      bool dup = false;
-      for (const auto& e : c.values)
-        if (same_version(e, v)) dup = true;
-      if (!dup) c.values.push_back(v);
-    }
     cols.push_back(std::move(c));
   }
   auto cell_eq = [&](const std::vector<std::string>& row, size_t idx, const std::string& v) {
@@ -868,14 +884,23 @@ Result Evaluator::eval_leaf(const Node& n, const std::vector<Env>& in) {
       }
     } else {
       if (r.envs.size() >= kMaxEnvs) break;
+      // Up to 2 * kMaxLeafEvidence rows, one per member first (the same kernel line copied into
+      // dmesg, kern.log and syslog is better shown once from each than eight times from one),
+      // kept in data order (time order for hits).
       Env e = env;
+      std::vector<size_t> all;
+      for (const auto& m : ms) all.insert(all.end(), m.evidence.begin(), m.evidence.end());
+      std::vector<bool> taken(all.size(), false);
+      std::set<std::string> members;
       size_t added = 0;
-      for (const auto& m : ms)
-        for (size_t idx : m.evidence)
-          if (added < 2 * kMaxLeafEvidence) {
-            e.evidence.push_back(idx);
-            ++added;
-          }
+      for (int pass = 0; pass < 2; ++pass)
+        for (size_t i = 0; i < all.size() && added < 2 * kMaxLeafEvidence; ++i) {
+          if (taken[i] || (pass == 0 && !members.insert(pool_[all[i]].member).second)) continue;
+          taken[i] = true;
+          ++added;
+        }
+      for (size_t i = 0; i < all.size(); ++i)
+        if (taken[i]) e.evidence.push_back(all[i]);
       r.envs.push_back(std::move(e));
     }
   }
@@ -893,6 +918,22 @@ Result Evaluator::eval_leaf(const Node& n, const std::vector<Env>& in) {
 }
 
 Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
+  if (!n.cite) {
+    // Evaluate, then drop what this subtree added to the evidence lists.
+    Node copy = n;
+    copy.cite = true;
+    Result r = eval(copy, in);
+    for (auto& e : r.envs) {
+      // The environments descend from one of `in`; keep that one's evidence.
+      size_t keep = 0;
+      for (const auto& i : in)
+        if (e.evidence.size() >= i.evidence.size() &&
+            std::equal(i.evidence.begin(), i.evidence.end(), e.evidence.begin()))
+          keep = std::max(keep, i.evidence.size());
+      e.evidence.resize(keep);
+    }
+    return r;
+  }
   Result r;
   switch (n.type) {
     case Node::Type::all: {
@@ -1011,9 +1052,19 @@ Outcome Evaluator::run(const Diagnosis& d) {
     }
   }
   o.missing.insert(o.missing.begin(), root.missing.begin(), root.missing.end());
-  std::set<size_t> ev;
-  for (const auto& e : envs) ev.insert(e.evidence.begin(), e.evidence.end());
-  o.evidence.assign(ev.begin(), ev.end());  // pool order = order conditions found them
+  // Evidence in the order the conditions cited it (first environment first); a fact stated
+  // again with the same value in the same member (npu-smi board blocks of 8 NPUs) once.
+  std::set<size_t> seen;
+  std::set<std::string> stated;
+  for (const auto& e : envs)
+    for (size_t idx : e.evidence) {
+      if (!seen.insert(idx).second) continue;
+      const Evidence& x = pool_[idx];
+      if (!x.fact.empty() && x.signature.empty() &&
+          !stated.insert(x.fact + '\x01' + x.value + '\x01' + x.member).second)
+        continue;
+      o.evidence.push_back(idx);
+    }
   o.env = envs.empty() ? Env{} : envs.front();
   std::sort(o.notes.begin(), o.notes.end());
   o.notes.erase(std::unique(o.notes.begin(), o.notes.end()), o.notes.end());

@@ -16,6 +16,7 @@ namespace faultline::correlate::detail {
 
 struct Evidence {
   std::string host, member, kind, text, signature, fact, time_quality;
+  std::string value;  // the fact's value (not stored; used to drop repeated statements)
   int64_t member_id = 0, line = 0, event_id = 0;
   std::optional<int64_t> time_ns;
 };

@@ -215,7 +215,7 @@ TimeRef parse_timeref(const Ctx& c, const YAML::Node& n, const std::string& what
   return r;
 }
 
-const std::set<std::string> kCommon = {"weight", "optional", "label", "bind"};
+const std::set<std::string> kCommon = {"weight", "optional", "label", "bind", "cite"};
 const std::vector<std::string> kTypes = {"all",    "any",         "not",        "hit",
                                          "fact",   "compare",     "compat",     "time_order",
                                          "series", "range_overlap", "path"};
@@ -262,6 +262,7 @@ Node parse_node(const Ctx& c, const YAML::Node& n) {
   if (node.weight < 0) c.err(node.line, "weight must be >= 0");
   if (n["optional"]) node.optional = n["optional"].as<bool>(false);
   node.label = scalar(n["label"]);
+  if (n["cite"]) node.cite = n["cite"].as<bool>(true);
   node.bind = scalar(n["bind"]);
   if (!node.bind.empty() && (node.bind.find('.') != std::string::npos || node.bind == "host"))
     c.err(node.line, "bind name '" + node.bind + "' must be a plain word other than 'host'");

@@ -38,6 +38,7 @@ struct Node {
   bool optional = false;  // in an `all`: adds confidence, never blocks
   std::string label;      // what this looks for, in words (shown when it is missing)
   std::string bind;       // name under which the matched item is visible to later conditions
+  bool cite = true;       // false: counts, but its items are not listed as evidence
 
   std::vector<Node> children;  // all / any / not (one child)
   bool any_sum = false;        // any: score = sum of matched children (corroboration), not best

@@ -82,7 +82,7 @@ std::vector<std::string> alternatives(const std::string& body) {
 const char* const kFactRoots[] = {"driver", "firmware", "cann",  "torch",   "torch_npu", "torchvision",
                                   "package", "kernel",  "host",  "env",     "process",   "mount",
                                   "module",  "fs",      "install", "ulimit", "sysctl",   "npu",
-                                  "probe",   "config",  "args"};
+                                  "probe",   "config",  "args",  "npu_smi", "pci",       "collector"};
 
 }  // namespace
 

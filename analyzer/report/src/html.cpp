@@ -58,12 +58,29 @@ void evidence(std::ostringstream& o, const FindingR& f, bool open) {
   o << "<details" << (open ? " open" : "") << "><summary>Evidence (" << f.evidence.size()
     << ")</summary>\n";
   if (f.evidence.empty()) o << "<p class=\"muted\">No evidence rows stored.</p>\n";
-  for (const auto& e : f.evidence) {
+  auto row = [&](const EvidenceR& e) {
     o << "<div><code>" << html(loc(e.file, e.line)) << "</code>";
     if (e.time_ns) o << " <span class=\"muted\">" << html(fmt_time(e.time_ns)) << "</span>";
     if (!e.signature.empty()) o << " <span class=\"muted\">signature</span> <code>" << html(e.signature) << "</code>";
     if (!e.fact.empty()) o << " <span class=\"muted\">fact</span> <code>" << html(e.fact) << "</code>";
     o << "<pre>" << html(e.text) << "</pre></div>\n";
+  };
+  // repeated lines of one signature (or one fact value) fold behind their first two
+  std::map<std::string, std::vector<const EvidenceR*>> rest;
+  for (const auto& g : group_evidence(f)) {
+    for (const EvidenceR* e : g.shown) row(*e);
+    if (g.more == 0) continue;
+    const EvidenceR& first = *g.shown.front();
+    const std::string key = !first.signature.empty() ? first.signature : first.fact;
+    size_t seen = 0;
+    o << "<details><summary class=\"muted\">" << g.more << " more like this</summary>\n";
+    for (const auto& e : f.evidence) {
+      const std::string k = !e.signature.empty() ? e.signature : e.fact;
+      if (k != key || (e.signature.empty() && e.text != first.text)) continue;
+      if (seen++ < g.shown.size()) continue;
+      row(e);
+    }
+    o << "</details>\n";
   }
   o << "</details>\n";
 }
@@ -214,6 +231,18 @@ std::string render_html(const Report& r) {
     o << "</section>\n";
   }
   if (m == 0) o << "<p>None observed.</p>\n";
+
+  o << "<h2>Other error signatures</h2>\n";
+  if (r.unclassified.empty()) {
+    o << "<p>None: every error-level signature hit is cited by a finding.</p>\n";
+  } else {
+    o << "<table><tr><th>signature</th><th>lines</th><th>first seen</th><th>host</th><th>file:line</th></tr>\n";
+    for (const auto& u : r.unclassified)
+      o << "<tr><td><code>" << html(u.signature) << "</code></td><td>" << u.count << "</td><td>"
+        << html(u.time_ns ? fmt_time(u.time_ns) : "–") << "</td><td>" << html(u.host) << "</td><td><code>"
+        << html(loc(u.file, u.line)) << "</code></td></tr>\n";
+    o << "</table>\n";
+  }
 
   o << "<h2>Timeline</h2>\n";
   timeline_svg(o, r);

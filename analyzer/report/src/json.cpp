@@ -79,6 +79,14 @@ std::string render_json(const Report& r) {
     j["facts"].push_back(J{{"host", f.host}, {"name", f.name}, {"value", f.value}, {"file", f.file}, {"line", f.line}});
   j["warnings"] = J::array();
   for (const auto& w : r.warnings) j["warnings"].push_back(J{{"file", w.file}, {"message", w.message}});
+  j["unclassified"] = J::array();  // added: error-level signature hits no finding cites
+  for (const auto& u : r.unclassified)
+    j["unclassified"].push_back(J{{"signature", u.signature},
+                                  {"count", u.count},
+                                  {"host", u.host},
+                                  {"file", u.file},
+                                  {"line", u.line},
+                                  {"time", opt_time(u.time_ns)}});
   j["issues"] = J::array();  // added: truncated / cut / misunderstood members
   for (const auto& i : r.issues)
     j["issues"].push_back(J{{"file", i.path},

@@ -58,13 +58,25 @@ void evidence(std::ostringstream& o, const FindingR& f) {
     o << "_No evidence rows stored._\n\n";
     return;
   }
-  for (const auto& e : f.evidence) {
-    o << "- " << code(loc(e.file, e.line));
-    if (e.time_ns) o << " · " << fmt_time(e.time_ns);
-    if (!e.signature.empty()) o << " · signature " << code(e.signature);
-    if (!e.fact.empty()) o << " · fact " << code(e.fact);
-    o << "\n";
-    block(o, e.text, "  ");
+  for (const auto& g : group_evidence(f)) {
+    for (const EvidenceR* e : g.shown) {
+      o << "- " << code(loc(e->file, e->line));
+      if (e->time_ns) o << " · " << fmt_time(e->time_ns);
+      if (!e->signature.empty()) o << " · signature " << code(e->signature);
+      if (!e->fact.empty()) o << " · fact " << code(e->fact);
+      o << "\n";
+      block(o, e->text, "  ");
+    }
+    if (g.more > 0) {
+      o << "- … and " << g.more << " more like this";
+      if (!g.more_files.empty()) {
+        o << " in ";
+        for (size_t i = 0; i < g.more_files.size() && i < 4; ++i)
+          o << (i ? ", " : "") << code(g.more_files[i]);
+        if (g.more_files.size() > 4) o << " and " << (g.more_files.size() - 4) << " more files";
+      }
+      o << " (all listed in the JSON report)\n";
+    }
   }
   o << "\n";
 }
@@ -124,6 +136,18 @@ std::string render_md(const Report& r) {
     evidence(o, f);
   }
   if (m == 0) o << "None observed.\n\n";
+
+  o << "## Other error signatures\n\n";
+  if (r.unclassified.empty()) {
+    o << "None: every error-level signature hit is cited by a finding.\n\n";
+  } else {
+    o << "Error-level lines that matched a signature but no diagnosis (not cited above):\n\n"
+      << "| signature | lines | first seen | host | file:line |\n|---|---|---|---|---|\n";
+    for (const auto& u : r.unclassified)
+      o << "| " << code(u.signature) << " | " << u.count << " | " << (u.time_ns ? fmt_time(u.time_ns) : "–")
+        << " | " << cell(u.host) << " | " << code(cell(loc(u.file, u.line), 200)) << " |\n";
+    o << "\n";
+  }
 
   o << "## Versions\n\n";
   std::map<std::string, std::map<std::string, std::set<std::string>>> vals;  // name -> host -> values

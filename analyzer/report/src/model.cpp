@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "faultline/core/time.hpp"
@@ -80,7 +81,8 @@ Report load(sqlite3* db, int64_t bundle_id) {
             "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE "
             "bundle_id = ?1 UNION SELECT host FROM findings WHERE bundle_id = ?1");
     st.bind(1, bundle_id);
-    while (st.step()) hosts.insert(st.str(0));
+    while (st.step())
+      if (!st.str(0).empty()) hosts.insert(st.str(0));
     r.hosts.assign(hosts.begin(), hosts.end());
   }
   {
@@ -155,6 +157,40 @@ Report load(sqlite3* db, int64_t bundle_id) {
     st.bind(1, bundle_id);
     while (st.step()) r.issues.push_back({st.str(0), st.str(1), st.i64(2) != 0, st.i64(3), st.i64(4)});
   }
+  {
+    // Per signature: hits on error/critical events not cited by any finding of the bundle.
+    Stmt st(db,
+            "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings f "
+            "ON f.id = fe.finding_id WHERE f.bundle_id = ?1), "
+            "h AS (SELECT h.signature, e.host, COALESCE(m.path, '') AS path, e.line, e.time_ns "
+            "FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id "
+            "WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT 1 FROM cited c WHERE "
+            "c.member = m.path AND c.line = e.line)) "
+            "SELECT signature, COUNT(*), (SELECT host || char(1) || path || char(1) || line || char(1) || "
+            "COALESCE(time_ns, '') FROM h h2 WHERE h2.signature = h.signature ORDER BY time_ns IS NULL, "
+            "time_ns, host, path, line LIMIT 1) FROM h GROUP BY signature ORDER BY COUNT(*) DESC, signature");
+    st.bind(1, bundle_id);
+    while (st.step()) {
+      Unclassified u;
+      u.signature = st.str(0);
+      u.count = st.i64(1);
+      const std::string first = st.str(2);
+      std::vector<std::string> parts;
+      size_t a = 0;
+      for (size_t b = first.find('\x01'); ; b = first.find('\x01', a)) {
+        parts.push_back(first.substr(a, b == std::string::npos ? std::string::npos : b - a));
+        if (b == std::string::npos) break;
+        a = b + 1;
+      }
+      if (parts.size() == 4) {
+        u.host = parts[0];
+        u.file = parts[1];
+        u.line = std::strtoll(parts[2].c_str(), nullptr, 10);
+        if (!parts[3].empty()) u.time_ns = std::strtoll(parts[3].c_str(), nullptr, 10);
+      }
+      r.unclassified.push_back(std::move(u));
+    }
+  }
   return r;
 }
 
@@ -201,8 +237,14 @@ std::string verdict(const Report& r) {
     for (size_t i = 0; i < unexplained.size(); ++i)
       v += (i == 0 ? " " : ", ") + unexplained[i]->id + " on " + unexplained[i]->host;
     v += ".";
+  } else if (!r.unclassified.empty()) {
+    int64_t n = 0;
+    for (const auto& u : r.unclassified) n += u.count;
+    v = "No findings (no root cause, no catalog symptom). " + std::to_string(n) + " error-level log line" +
+        (n == 1 ? " matches a signature" : "s match signatures") + " that no diagnosis covers (most: " +
+        r.unclassified.front().signature + "); see Other error signatures.";
   } else {
-    v = "No findings: no known failure signature and no root cause in this bundle.";
+    v = "No findings: no root cause, no symptom and no error-level signature hit in this bundle.";
   }
   if (r.status != "complete") v += " (bundle load " + r.status + ": the database may be incomplete)";
   return v;
@@ -215,6 +257,33 @@ const std::vector<std::string>& version_fact_names() {
       "cann.latest_target", "torch.version", "torch_npu.version", "torchvision.version",
       "kernel.release", "host.timezone", "npu.count"};
   return names;
+}
+
+std::vector<EvidenceGroup> group_evidence(const FindingR& f, size_t keep) {
+  // key: the signature, or the fact and its value; evidence keeps its stored (ranked) order
+  std::vector<std::string> order;
+  std::map<std::string, EvidenceGroup> groups;
+  std::map<std::string, std::set<std::string>> files;
+  for (const auto& e : f.evidence) {
+    std::string key = !e.signature.empty() ? "s:" + e.signature
+                      : !e.fact.empty()    ? "f:" + e.fact + "=" + e.text
+                                           : "t:" + e.text;
+    auto [it, fresh] = groups.try_emplace(key);
+    if (fresh) order.push_back(key);
+    if (it->second.shown.size() < keep) {
+      it->second.shown.push_back(&e);
+    } else {
+      ++it->second.more;
+      files[key].insert(e.file);
+    }
+  }
+  std::vector<EvidenceGroup> out;
+  for (const auto& k : order) {
+    auto g = groups[k];
+    g.more_files.assign(files[k].begin(), files[k].end());
+    out.push_back(std::move(g));
+  }
+  return out;
 }
 
 }  // namespace faultline::report::detail

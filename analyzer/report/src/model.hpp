@@ -18,6 +18,16 @@ struct EvidenceR {
   std::optional<int64_t> time_ns;
 };
 
+// Evidence grouped for reading: repeated lines of one signature (or statements of one fact value)
+// collapse into their first `keep` occurrences plus a count of the rest.
+struct EvidenceGroup {
+  std::vector<const EvidenceR*> shown;
+  size_t more = 0;            // further occurrences not shown
+  std::vector<std::string> more_files;  // distinct files of those, sorted
+};
+struct FindingR;
+std::vector<EvidenceGroup> group_evidence(const FindingR& f, size_t keep = 2);
+
 struct FindingR {
   std::string id, kind, severity, host, title, summary, explained_by;
   double confidence = 0;
@@ -48,6 +58,14 @@ struct MemberIssue {
   int64_t long_lines = 0, malformed_lines = 0;
 };
 
+// Error-level signature hits that no finding cites (never hidden: they are what a future
+// diagnosis or a human looks at next).
+struct Unclassified {
+  std::string signature, host, file;
+  int64_t count = 0, line = 0;
+  std::optional<int64_t> time_ns;  // of the earliest hit
+};
+
 struct Report {
   int64_t bundle_id = 0;
   std::string path, name, sha256, status;
@@ -58,6 +76,7 @@ struct Report {
   std::vector<FactR> facts;
   std::vector<WarningR> warnings;
   std::vector<MemberIssue> issues;
+  std::vector<Unclassified> unclassified;  // by signature
 };
 
 // Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.

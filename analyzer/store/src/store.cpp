@@ -322,9 +322,13 @@ void Db::finish_load(int64_t bundle, std::string_view sha256, uint64_t size, uin
   exec(index_sql());
   begin();
   {
-    // the same bundle analysed before: its rows are replaced by this load
-    Stmt del(db_, "DELETE FROM bundles WHERE sha256=? AND id<>?");
-    del.bind(1, sha256).bind(2, bundle).run();
+    // the same bundle analysed before: its rows are replaced by this load. So are the rows of
+    // an earlier run of the same path killed between the two commits of its finish_load (still
+    // 'running' with its placeholder sha256: nothing else would ever remove them).
+    Stmt del(db_,
+             "DELETE FROM bundles WHERE id<>? AND (sha256=? OR (status='running' AND "
+             "sha256 LIKE 'pending:%' AND path=(SELECT path FROM bundles WHERE id=?)))");
+    del.bind(1, bundle).bind(2, sha256).bind(3, bundle).run();
     Stmt upd(db_, "UPDATE bundles SET sha256=? WHERE id=?");
     upd.bind(1, sha256).bind(2, bundle).run();
   }

@@ -57,6 +57,7 @@ struct FleetOutcome {
     std::string message;
   };
   std::vector<Failure> failures;    // bundles that could not be read (the fleet goes on)
+  std::string correlation_error;    // fleet correlation failed (the per-bundle rows stand)
 };
 
 // The bundles named by the inputs: files as they are; a directory is itself a bundle when it holds
@@ -65,7 +66,9 @@ struct FleetOutcome {
 std::vector<std::filesystem::path> expand_fleet_inputs(const std::vector<std::filesystem::path>& in);
 
 // Analyses the bundles in parallel (jobs workers, each streaming into its own temporary database,
-// merged into db one at a time). A broken bundle becomes a warning row and a failure entry.
+// merged into db one at a time). A broken bundle becomes a warning row and a failure entry; an
+// input with the same content (sha256) as an earlier one is analysed once (failure entry). Then
+// runs the fleet correlation (correlate/fleet.hpp) and stores it in the fleet_* tables.
 FleetOutcome fleet(store::Db& db, const std::vector<std::filesystem::path>& bundles,
                    const Options& opts, unsigned jobs);
 

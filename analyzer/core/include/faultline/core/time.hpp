@@ -11,7 +11,9 @@ namespace faultline {
 // Days since 1970-01-01 of a proleptic Gregorian date.
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
 
-// Nanoseconds since the epoch of a civil time read as UTC.
+// Nanoseconds since the epoch of a civil time read as UTC. Outside the int64 range (before 1677,
+// after 2262, or absurd fields from a damaged line) it saturates at INT64_MIN + 1 (not kNoTime)
+// or INT64_MAX.
 int64_t civil_to_ns(int y, int mon, int day, int h, int mi, int s, int64_t nanos);
 
 struct Civil {

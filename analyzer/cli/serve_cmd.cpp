@@ -1,0 +1,125 @@
+#include "serve_cmd.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "commands.hpp"
+#include "faultline/serve/serve.hpp"
+
+namespace faultline::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The server the signal thread stops (cleared before the server is destroyed).
+std::atomic<serve::Server*> g_server{nullptr};
+
+fs::path default_data_dir() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return fs::path(x) / "faultline" / "serve";
+  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".local/share/faultline/serve";
+  return "faultline-serve-data";
+}
+
+}  // namespace
+
+void add_serve_options(CLI::App& cmd, ServeArgs& a) {
+  cmd.add_option("--listen", a.listen,
+                 "ADDRESS:PORT to listen on (default 127.0.0.1:8080; port 0 picks a free port). A "
+                 "non-loopback address needs --token");
+  cmd.add_option("--data", a.data_dir,
+                 "Directory for uploads, one database per analysis and the index (default "
+                 "$XDG_DATA_HOME/faultline/serve or ~/.local/share/faultline/serve)");
+  cmd.add_option("--max-upload", a.max_upload, "Largest bundle accepted (default 4G); 413 beyond");
+  cmd.add_option("-j,--jobs", a.jobs, "Analyses run in parallel (default: half the cores, at least 1)");
+  cmd.add_option("--token", a.token,
+                 "Access token required on every request (Authorization: Bearer TOKEN or "
+                 "?token=TOKEN); required on a non-loopback address")
+      ->envname("FAULTLINE_TOKEN");
+  cmd.add_option("--rules", a.rule_dirs, "Extra rules directory overriding the built-in rules. Repeatable.")
+      ->check(CLI::ExistingDirectory);
+  cmd.add_option("--cache-dir", a.cache_dir, "Where compiled signature databases are cached");
+  cmd.add_flag("--no-cache", a.no_cache, "Compile the signature database for every analysis");
+}
+
+int run_serve(const ServeArgs& a) {
+  serve::Config cfg;
+  try {
+    const auto addr = serve::parse_listen(a.listen);
+    cfg.host = addr.host;
+    cfg.port = addr.port;
+  } catch (const serve::ConfigError& e) {
+    throw UsageError(e.what());
+  }
+  cfg.data_dir = a.data_dir.empty() ? default_data_dir() : fs::path(a.data_dir);
+  cfg.max_upload = parse_size(a.max_upload, "--max-upload");
+  const unsigned hw = std::thread::hardware_concurrency();
+  cfg.jobs = a.jobs != 0 ? a.jobs : std::max(1U, hw / 2);
+  cfg.token = a.token;
+  for (const auto& d : a.rule_dirs) cfg.analyze.rule_dirs.emplace_back(d);
+  if (!a.no_cache) cfg.analyze.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
+
+  // Signals are taken by one thread (sigwait) so that every other thread runs undisturbed:
+  // the first SIGINT/SIGTERM stops serving and lets running analyses end; a second one quits now
+  // (the interrupted analyses are marked failed at the next start).
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::unique_ptr<serve::Server> server;
+  int port = 0;
+  try {
+    server = std::make_unique<serve::Server>(cfg);
+    port = server->bind();
+  } catch (const serve::ConfigError& e) {
+    throw UsageError(e.what());
+  }
+
+  g_server = server.get();
+  std::thread([set]() mutable {
+    int sig = 0;
+    sigwait(&set, &sig);
+    std::fprintf(stderr,
+                 "faultline serve: stopping; running analyses are allowed to end (signal again to "
+                 "quit now)\n");
+    if (serve::Server* srv = g_server.load()) srv->stop();
+    sigwait(&set, &sig);
+    std::fprintf(stderr, "faultline serve: quitting now\n");
+    std::_Exit(130);
+  }).detach();
+
+  const auto rec = server->recovery();
+  if (rec.interrupted > 0)
+    std::fprintf(stderr, "faultline serve: %d analysis(es) interrupted by the last stop marked failed\n",
+                 rec.interrupted);
+  if (rec.requeued > 0)
+    std::fprintf(stderr, "faultline serve: %d queued analysis(es) queued again\n", rec.requeued);
+  const bool v6 = cfg.host.find(':') != std::string::npos;
+  std::fprintf(stderr,
+               "faultline serve: listening on http://%s%s%s:%d/ (data %s, %u worker(s), uploads up to "
+               "%s)%s\n",
+               v6 ? "[" : "", cfg.host.c_str(), v6 ? "]" : "", port,
+               fs::absolute(cfg.data_dir).string().c_str(), cfg.jobs, a.max_upload.c_str(),
+               cfg.token.empty() ? "" : "; requests need the token");
+  std::fflush(stderr);
+  const bool ok = server->run();
+  g_server = nullptr;
+  server.reset();  // waits for running analyses
+  if (!ok) {
+    std::fprintf(stderr, "faultline serve: the listening socket failed\n");
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace faultline::cli

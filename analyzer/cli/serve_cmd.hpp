@@ -1,0 +1,24 @@
+// `faultline serve`: options and the function that runs the server (analyzer/serve).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace faultline::cli {
+
+struct ServeArgs {
+  std::string listen = "127.0.0.1:8080";
+  std::string data_dir;
+  std::string max_upload = "4G";
+  unsigned jobs = 0;
+  std::string token;
+  std::vector<std::string> rule_dirs;
+  std::string cache_dir;
+  bool no_cache = false;
+};
+
+void add_serve_options(CLI::App& cmd, ServeArgs& a);
+int run_serve(const ServeArgs& a);
+
+}  // namespace faultline::cli

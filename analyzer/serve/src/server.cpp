@@ -1,0 +1,961 @@
+// faultline serve: HTTP routes, upload streaming, the analysis workers and start-up recovery.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <httplib.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "faultline/core/sha256.hpp"
+#include "faultline/core/text.hpp"
+#include "faultline/report/report.hpp"
+#include "faultline/serve/serve.hpp"
+#include "faultline/store/store.hpp"
+#include "index.hpp"
+#include "pages.hpp"
+#include "util.hpp"
+
+namespace faultline::serve {
+
+namespace fs = std::filesystem;
+using detail::Analysis;
+using json = nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Addresses
+
+ListenAddress parse_listen(std::string_view s) {
+  ListenAddress a;
+  std::string_view port;
+  if (!s.empty() && s.front() == '[') {
+    const auto close = s.find(']');
+    if (close == std::string_view::npos || close + 1 >= s.size() || s[close + 1] != ':')
+      throw ConfigError("--listen: '" + std::string(s) + "' is not [IPv6]:PORT");
+    a.host = std::string(s.substr(1, close - 1));
+    port = s.substr(close + 2);
+  } else {
+    const auto colon = s.rfind(':');
+    if (colon == std::string_view::npos)
+      throw ConfigError("--listen: '" + std::string(s) + "' is not ADDRESS:PORT (e.g. 127.0.0.1:8080)");
+    a.host = std::string(s.substr(0, colon));
+    port = s.substr(colon + 1);
+    if (a.host.find(':') != std::string::npos)
+      throw ConfigError("--listen: write an IPv6 address in brackets, e.g. [::1]:8080");
+  }
+  if (a.host.empty()) throw ConfigError("--listen: the address is missing (e.g. 127.0.0.1:8080)");
+  if (port.empty() || port.size() > 5 ||
+      !std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw ConfigError("--listen: '" + std::string(port) + "' is not a port number");
+  a.port = std::stoi(std::string(port));
+  if (a.port > 65535) throw ConfigError("--listen: port " + std::string(port) + " is above 65535");
+  return a;
+}
+
+bool is_loopback(std::string_view host) {
+  if (host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1") return true;
+  // 127.0.0.0/8 as a dotted quad
+  if (host.substr(0, 4) != "127.") return false;
+  int parts = 0;
+  size_t i = 0;
+  while (i <= host.size()) {
+    size_t j = host.find('.', i);
+    if (j == std::string_view::npos) j = host.size();
+    const auto p = host.substr(i, j - i);
+    if (p.empty() || p.size() > 3 ||
+        !std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+        std::stoi(std::string(p)) > 255)
+      return false;
+    ++parts;
+    i = j + 1;
+  }
+  return parts == 4;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr const char* kJsonType = "application/json; charset=utf-8";
+constexpr const char* kHtmlType = "text/html; charset=utf-8";
+constexpr uint64_t kMultipartSlack = 1ULL << 20;     // envelope bytes allowed beyond --max-upload
+constexpr uint64_t kDrainOversize = 64ULL << 20;     // an oversize body up to this is read and dropped
+constexpr size_t kMaxErrorChars = 2000;
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+bool is_api(const httplib::Request& req) { return req.path.rfind("/api/", 0) == 0; }
+
+void send_json(httplib::Response& res, int status, const json& j) {
+  res.status = status;
+  res.set_content(dump(j), kJsonType);
+}
+
+void send_error(const httplib::Request& req, httplib::Response& res, int status,
+                const std::string& message, const std::string& token) {
+  res.status = status;
+  if (is_api(req))
+    res.set_content(dump(json{{"error", message}}), kJsonType);
+  else
+    res.set_content(detail::error_page(status, message, token), kHtmlType);
+}
+
+// The token as the request presented it (for links in pages), "" when absent.
+std::string presented_token(const httplib::Request& req) {
+  return req.has_param("token") ? req.get_param_value("token") : std::string();
+}
+
+json iso_or_null(int64_t t) {
+  const auto s = detail::iso_utc(t);
+  return s.empty() ? json(nullptr) : json(s);
+}
+
+json analysis_json(const Analysis& a) {
+  json j;
+  j["id"] = a.id;
+  j["status"] = a.status;
+  j["name"] = a.name;
+  j["sha256"] = a.sha256;
+  j["size"] = a.size;
+  j["uploaded_at"] = iso_or_null(a.uploaded_at);
+  j["started_at"] = iso_or_null(a.started_at);
+  j["finished_at"] = iso_or_null(a.finished_at);
+  if (a.status == "failed") j["error"] = a.error;
+  j["hosts"] = a.hosts;
+  if (a.status == "done") {
+    if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom")
+      j["verdict"] = {{"kind", a.verdict_kind}, {"id", a.verdict_id}, {"title", a.verdict_title}};
+    else
+      j["verdict"] = nullptr;
+    j["root_causes"] = a.root_causes;
+    j["symptoms"] = a.symptoms;
+    j["warnings"] = a.warnings;
+  }
+  const std::string base = "/api/bundles/" + a.id;
+  j["links"] = {{"self", base},
+                {"page", "/bundles/" + a.id},
+                {"md", base + "/report.md"},
+                {"html", base + "/report.html"},
+                {"json", base + "/report.json"},
+                {"db", base + "/db"}};
+  return j;
+}
+
+// A partial upload file under tmp/: removed unless released into place.
+class UploadFile {
+ public:
+  explicit UploadFile(const fs::path& dir) {
+    for (int attempt = 0; attempt < 8 && fd_ < 0; ++attempt) {
+      path_ = dir / ("upload-" + detail::new_id() + ".part");
+      fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    }
+    if (fd_ < 0) throw std::runtime_error("cannot create an upload file");
+  }
+  ~UploadFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!released_) {
+      std::error_code ec;
+      fs::remove(path_, ec);
+    }
+  }
+  UploadFile(const UploadFile&) = delete;
+  UploadFile& operator=(const UploadFile&) = delete;
+
+  bool write(const char* p, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, p, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+    return true;
+  }
+  bool close() {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0;
+  }
+  // Moves the file to `to` (same file system).
+  void release_to(const fs::path& to) {
+    fs::rename(path_, to);
+    released_ = true;
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool released_ = false;
+};
+
+void remove_db_files(const fs::path& db) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(db.string() + suffix, ec);
+}
+
+// Hosts, verdict and counts of a finished analysis, read from its database.
+void summarize(sqlite3* db, int64_t bundle, Analysis& a) {
+  auto each = [&](const char* sql, const auto& fn) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(s);
+      return;
+    }
+    sqlite3_bind_int64(s, 1, bundle);
+    while (sqlite3_step(s) == SQLITE_ROW) fn(s);
+    sqlite3_finalize(s);
+  };
+  auto text = [](sqlite3_stmt* s, int i) {
+    const auto* t = sqlite3_column_text(s, i);
+    return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+  };
+  each("SELECT name FROM hosts WHERE bundle_id=? ORDER BY name",
+       [&](sqlite3_stmt* s) { a.hosts.push_back(text(s, 0)); });
+  each("SELECT kind, count(*) FROM findings WHERE bundle_id=? GROUP BY kind", [&](sqlite3_stmt* s) {
+    const auto kind = text(s, 0);
+    if (kind == "root_cause") a.root_causes = sqlite3_column_int(s, 1);
+    if (kind == "symptom") a.symptoms = sqlite3_column_int(s, 1);
+  });
+  a.verdict_kind = "none";
+  for (const char* kind : {"root_cause", "symptom"}) {
+    if (a.verdict_kind != "none") break;
+    const std::string sql = std::string("SELECT finding, title FROM findings WHERE bundle_id=? AND kind='") +
+                            kind + "' ORDER BY rank, id LIMIT 1";
+    each(sql.c_str(), [&](sqlite3_stmt* s) {
+      a.verdict_kind = kind;
+      a.verdict_id = text(s, 0);
+      a.verdict_title = text(s, 1);
+    });
+  }
+  each("SELECT count(*) FROM warnings WHERE bundle_id=?",
+       [&](sqlite3_stmt* s) { a.warnings = sqlite3_column_int(s, 0); });
+}
+
+// Read-only handle on an analysis database.
+class ReadDb {
+ public:
+  explicit ReadDb(const fs::path& p) {
+    if (sqlite3_open_v2(p.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nullptr) !=
+        SQLITE_OK) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      throw std::runtime_error("the analysis database cannot be opened");
+    }
+    sqlite3_busy_timeout(db_, 5000);
+  }
+  ~ReadDb() { sqlite3_close(db_); }
+  ReadDb(const ReadDb&) = delete;
+  ReadDb& operator=(const ReadDb&) = delete;
+  sqlite3* get() const { return db_; }
+  int user_version() const {
+    sqlite3_stmt* s = nullptr;
+    int v = -1;
+    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &s, nullptr) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+      v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    return v;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct Server::Impl {
+  Config cfg;
+  fs::path data, tmp_dir, analyses_dir;
+  std::unique_ptr<detail::Index> index;
+
+  std::mutex mu;  // index, queue, counters, flags
+  std::condition_variable work_cv;
+  std::condition_variable idle_cv;
+  std::deque<std::string> queue;
+  int running = 0;
+  bool stopping = false;
+  bool in_run = false;
+  bool bound = false;
+  int port = -1;
+  std::vector<std::thread> workers;
+  std::mutex migrate_mu;  // upgrades of an old analysis database, one at a time
+  Recovery recovery;
+
+  httplib::Server http;
+
+  explicit Impl(Config c) : cfg(std::move(c)) {}
+
+  fs::path analysis_dir(const std::string& id) const { return analyses_dir / id; }
+  fs::path db_path(const std::string& id) const { return analysis_dir(id) / "analysis.db"; }
+  fs::path bundle_path(const Analysis& a) const { return analysis_dir(a.id) / "upload" / a.file; }
+
+  // Messages shown to clients never name server paths.
+  std::string scrub(std::string msg, const Analysis* a) const {
+    if (a) {
+      msg = detail::replace_all(std::move(msg), bundle_path(*a).string(), a->name);
+      msg = detail::replace_all(std::move(msg), analysis_dir(a->id).string(), "[analysis]");
+    }
+    msg = detail::replace_all(std::move(msg), data.string(), "[data]");
+    if (msg.size() > kMaxErrorChars) msg = msg.substr(0, kMaxErrorChars) + "…";
+    return msg;
+  }
+
+  void log(const std::string& line) const { std::fprintf(stderr, "faultline serve: %s\n", line.c_str()); }
+
+  void open_state();
+  void start_workers();
+  void worker_loop();
+  void run_one(Analysis a);
+  std::string render(const Analysis& a, report::Format f);
+  void setup_routes();
+  bool authorized(const httplib::Request& req) const;
+
+  // handlers
+  void on_upload(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
+  std::optional<Analysis> lookup(const std::string& id) {
+    if (!detail::valid_id(id)) return std::nullopt;
+    std::lock_guard<std::mutex> lk(mu);
+    return index->get(id);
+  }
+};
+
+void Server::Impl::open_state() {
+  if (cfg.data_dir.empty()) throw ConfigError("--data: a data directory is needed");
+  std::error_code ec;
+  fs::create_directories(cfg.data_dir, ec);
+  if (ec || !fs::is_directory(cfg.data_dir))
+    throw ConfigError("--data: " + cfg.data_dir.string() + " is not a directory that can be created");
+  data = fs::weakly_canonical(fs::absolute(cfg.data_dir));
+  tmp_dir = data / "tmp";
+  analyses_dir = data / "analyses";
+  for (const auto& d : {tmp_dir, analyses_dir}) {
+    fs::create_directory(d, ec);
+    if (fs::is_symlink(d) || !fs::is_directory(d))
+      throw ConfigError("--data: " + d.string() + " is not a directory");
+  }
+  if (::access(data.c_str(), W_OK) != 0)
+    throw ConfigError("--data: " + data.string() + " is not writable");
+  try {
+    index = std::make_unique<detail::Index>(data / "index.sqlite");
+  } catch (const std::exception& e) {
+    throw ConfigError("--data: " + data.string() + ": " + e.what());
+  }
+
+  // Partial uploads of an earlier run.
+  for (const auto& e : fs::directory_iterator(tmp_dir, ec)) {
+    std::error_code rec;
+    if (fs::remove(e.path(), rec)) ++recovery.removed_partial_uploads;
+  }
+  // Analyses interrupted by the stop: failed (their bundle may be what stopped the server).
+  const auto now = detail::now_epoch();
+  for (const auto& id : index->ids_with_status("running")) {
+    index->set_failed(id,
+                      "interrupted: the server stopped during the analysis; upload the bundle "
+                      "again to retry",
+                      now);
+    ++recovery.interrupted;
+  }
+  // Analyses that never started: queued again when their bundle is still there.
+  for (const auto& id : index->ids_with_status("queued")) {
+    const auto a = index->get(id);
+    if (a && detail::valid_id(a->id) && fs::is_regular_file(bundle_path(*a), ec)) {
+      queue.push_back(id);
+      ++recovery.requeued;
+    } else {
+      index->set_failed(id, "the uploaded bundle is missing; upload it again", now);
+    }
+  }
+}
+
+void Server::Impl::start_workers() {
+  const unsigned n = std::max(1U, cfg.jobs);
+  for (unsigned i = 0; i < n; ++i) workers.emplace_back([this] { worker_loop(); });
+}
+
+void Server::Impl::worker_loop() {
+  for (;;) {
+    Analysis a;
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      work_cv.wait(lk, [&] { return stopping || !queue.empty(); });
+      if (stopping) return;
+      const std::string id = queue.front();
+      queue.pop_front();
+      ++running;
+      try {
+        index->set_running(id, detail::now_epoch());
+        auto got = index->get(id);
+        if (!got) {
+          --running;
+          idle_cv.notify_all();
+          continue;
+        }
+        a = std::move(*got);
+      } catch (const std::exception& e) {
+        log("index: " + std::string(e.what()));
+        --running;
+        idle_cv.notify_all();
+        continue;
+      }
+    }
+    run_one(std::move(a));
+  }
+}
+
+void Server::Impl::run_one(Analysis a) {
+  const fs::path dbp = db_path(a.id);
+  const fs::path bundle = bundle_path(a);
+  std::string error;
+  Analysis result;
+  result.id = a.id;
+  log("analysing " + a.id + " (" + a.name + ")");
+  try {
+    remove_db_files(dbp);
+    auto db = store::Db::open(dbp);
+    const app::Outcome out = app::analyze(*db, bundle, cfg.analyze);
+    if (out.exit_code != 0) {
+      error = out.error.empty() ? "the bundle could not be read" : out.error;
+    } else {
+      // Reports show the upload's name, not where this server keeps it.
+      sqlite3_stmt* s = nullptr;
+      if (sqlite3_prepare_v2(db->handle(), "UPDATE bundles SET path=?1, name=?1 WHERE id=?2", -1, &s,
+                             nullptr) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, a.name.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, out.bundle_id);
+        sqlite3_step(s);
+      }
+      sqlite3_finalize(s);
+      summarize(db->handle(), out.bundle_id, result);
+      // One self-contained file: downloads and read-only report rendering need no -wal file.
+      db->exec("PRAGMA journal_mode=DELETE");
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unexpected error";
+  }
+
+  std::lock_guard<std::mutex> lk(mu);
+  try {
+    if (!error.empty()) {
+      error = scrub(error, &a);
+      index->set_failed(a.id, error, detail::now_epoch());
+      log("analysis " + a.id + " failed: " + error);
+    } else {
+      result.finished_at = detail::now_epoch();
+      index->set_done(result);
+      log("analysis " + a.id + " done: " +
+          (result.verdict_id.empty() ? std::string("no finding") : result.verdict_id));
+    }
+  } catch (const std::exception& e) {
+    log("index: " + std::string(e.what()));
+  }
+  --running;
+  idle_cv.notify_all();
+}
+
+std::string Server::Impl::render(const Analysis& a, report::Format f) {
+  const fs::path p = db_path(a.id);
+  std::unique_ptr<ReadDb> db = std::make_unique<ReadDb>(p);
+  if (db->user_version() != store::schema_version()) {
+    // Written by an older faultline: migrate once (store::Db::open applies the migrations).
+    std::lock_guard<std::mutex> lk(migrate_mu);
+    db.reset();
+    {
+      auto rw = store::Db::open(p);
+      rw->exec("PRAGMA journal_mode=DELETE");
+    }
+    db = std::make_unique<ReadDb>(p);
+  }
+  const auto ids = store::bundle_ids(db->get(), false);
+  if (ids.empty()) throw std::runtime_error("the analysis database holds no complete analysis");
+  return report::render_bundle(db->get(), ids.front(), f);
+}
+
+bool Server::Impl::authorized(const httplib::Request& req) const {
+  if (cfg.token.empty()) return true;
+  const std::string auth = req.get_header_value("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  if (auth.size() > kBearer.size() && auth.compare(0, kBearer.size(), kBearer) == 0 &&
+      detail::token_equal(std::string_view(auth).substr(kBearer.size()), cfg.token))
+    return true;
+  return req.has_param("token") && detail::token_equal(req.get_param_value("token"), cfg.token);
+}
+
+void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res,
+                             const httplib::ContentReader& reader) {
+  const std::string tok = presented_token(req);
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    if (queue.size() >= cfg.max_queued) {
+      res.set_header("Retry-After", "60");
+      res.set_header("Connection", "close");
+      send_error(req, res, 503, "too many analyses are waiting; try again later", tok);
+      return;
+    }
+  }
+  const uint64_t declared = req.get_header_value<uint64_t>("Content-Length");
+  if (declared > cfg.max_upload + kMultipartSlack + kDrainOversize) {
+    // Far too large to read and drop: answer now and close the connection.
+    res.set_header("Connection", "close");
+    send_error(req, res, 413,
+               "the upload is larger than this server accepts (" + detail::human_size(cfg.max_upload) + ")",
+               tok);
+    return;
+  }
+
+  std::string upload_name = req.get_param_value("name");
+  if (upload_name.empty()) upload_name = req.get_header_value("X-Filename");
+
+  UploadFile file(tmp_dir);
+  Sha256 hash;
+  uint64_t bytes = 0;
+  bool too_big = false, write_failed = false;
+  auto sink = [&](const char* d, size_t n) {
+    if (bytes + n > cfg.max_upload) {
+      too_big = true;
+      return false;
+    }
+    if (!file.write(d, n)) {
+      write_failed = true;
+      return false;
+    }
+    hash.update(d, n);
+    bytes += n;
+    return true;
+  };
+
+  bool ok = false;
+  bool have_file = false;
+  if (req.is_multipart_form_data()) {
+    bool in_file = false;
+    ok = reader(
+        [&](const httplib::MultipartFormData& part) {
+          in_file = !have_file && (!part.filename.empty() || part.name == "file" || part.name == "bundle");
+          if (in_file) {
+            have_file = true;
+            if (!part.filename.empty()) upload_name = part.filename;
+          }
+          return true;
+        },
+        [&](const char* d, size_t n) { return in_file ? sink(d, n) : true; });
+  } else {
+    have_file = true;
+    ok = reader([&](const char* d, size_t n) { return sink(d, n); });
+  }
+
+  if (too_big || (!ok && res.status == 413)) {
+    res.set_header("Connection", "close");
+    send_error(req, res, 413,
+               "the upload is larger than this server accepts (" + detail::human_size(cfg.max_upload) + ")",
+               tok);
+    return;
+  }
+  if (write_failed) {
+    res.set_header("Connection", "close");
+    send_error(req, res, 507, "the upload could not be stored (is the server's disk full?)", tok);
+    return;
+  }
+  if (!ok) {
+    res.set_header("Connection", "close");
+    send_error(req, res, 400, "the upload was interrupted or is not a valid request body", tok);
+    return;
+  }
+  if (!have_file) {
+    send_error(req, res, 400, "the form has no file part (send the bundle in a field named 'file')", tok);
+    return;
+  }
+  if (bytes == 0) {
+    send_error(req, res, 400, "the upload is empty", tok);
+    return;
+  }
+  if (!file.close()) {
+    send_error(req, res, 507, "the upload could not be stored (is the server's disk full?)", tok);
+    return;
+  }
+  const std::string sha = hash.hex();
+  const std::string name = detail::display_name(upload_name);
+  const std::string fname = detail::safe_file_name(upload_name);
+
+  std::lock_guard<std::mutex> lk(mu);
+  try {
+    auto existing = index->by_sha256(sha);
+    if (existing && existing->status != "failed") {
+      json j = analysis_json(*existing);
+      j["duplicate"] = true;
+      send_json(res, 200, j);
+      res.set_header("Location", "/api/bundles/" + existing->id);
+      return;
+    }
+    if (queue.size() >= cfg.max_queued) {
+      res.set_header("Retry-After", "60");
+      send_error(req, res, 503, "too many analyses are waiting; try again later", tok);
+      return;
+    }
+    const int64_t now = detail::now_epoch();
+    std::string id;
+    if (existing) {
+      // A failed analysis of the same bytes: run it again under the same id.
+      id = existing->id;
+      if (!detail::valid_id(id)) throw std::runtime_error("bad id in the index");
+      std::error_code ec;
+      fs::remove_all(analysis_dir(id) / "upload", ec);
+      remove_db_files(db_path(id));
+      fs::create_directories(analysis_dir(id) / "upload");
+      Analysis a = *existing;
+      a.file = fname;
+      file.release_to(bundle_path(a));
+      index->requeue(id, name, fname, now);
+    } else {
+      for (int attempt = 0; attempt < 8 && id.empty(); ++attempt) {
+        std::string cand = detail::new_id();
+        if (fs::create_directory(analysis_dir(cand))) id = cand;
+      }
+      if (id.empty()) throw std::runtime_error("cannot create an analysis directory");
+      fs::create_directory(analysis_dir(id) / "upload");
+      Analysis a;
+      a.id = id;
+      a.sha256 = sha;
+      a.name = name;
+      a.file = fname;
+      a.size = bytes;
+      a.status = "queued";
+      a.uploaded_at = now;
+      file.release_to(bundle_path(a));
+      index->insert(a);
+    }
+    queue.push_back(id);
+    work_cv.notify_one();
+    log("upload " + id + ": " + name + " (" + detail::human_size(bytes) + ") queued");
+    res.set_header("Location", "/api/bundles/" + id);
+    send_json(res, 202, json{{"id", id}, {"status", "queued"}, {"sha256", sha}, {"size", bytes}});
+  } catch (const std::exception& e) {
+    log("upload failed: " + std::string(e.what()));
+    send_error(req, res, 500, "the upload could not be registered", tok);
+  }
+}
+
+void Server::Impl::setup_routes() {
+  using httplib::Request;
+  using httplib::Response;
+
+  http.new_task_queue = [n = std::max(2U, cfg.http_threads)] { return new httplib::ThreadPool(n); };
+  http.set_payload_max_length(static_cast<size_t>(cfg.max_upload + kMultipartSlack));
+  http.set_read_timeout(60, 0);
+  http.set_write_timeout(60, 0);
+  http.set_default_headers({
+      {"Content-Security-Policy", "default-src 'self' 'unsafe-inline' data:"},
+      {"X-Content-Type-Options", "nosniff"},
+      {"X-Frame-Options", "DENY"},
+      {"Referrer-Policy", "no-referrer"},
+      {"Cache-Control", "no-store"},
+  });
+
+  // Uploads that announce themselves (curl does for large bodies): refuse before the body.
+  http.set_expect_100_continue_handler([this](const Request& req, Response& res) {
+    const std::string tok = presented_token(req);
+    if (!authorized(req)) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"faultline\"");
+      send_error(req, res, 401, "a valid token is needed (Authorization: Bearer TOKEN or ?token=TOKEN)", tok);
+      return 401;
+    }
+    if (req.get_header_value<uint64_t>("Content-Length") > cfg.max_upload + kMultipartSlack) {
+      send_error(req, res, 413,
+                 "the upload is larger than this server accepts (" + detail::human_size(cfg.max_upload) + ")",
+                 tok);
+      return 413;
+    }
+    return 100;
+  });
+
+  http.set_pre_routing_handler([this](const Request& req, Response& res) {
+    const std::string tok = presented_token(req);
+    if (!authorized(req)) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"faultline\"");
+      if (req.method != "GET" && req.method != "HEAD") res.set_header("Connection", "close");
+      send_error(req, res, 401, "a valid token is needed (Authorization: Bearer TOKEN or ?token=TOKEN)", tok);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    const bool read_only = req.method == "GET" || req.method == "HEAD";
+    const bool upload = req.method == "POST" && req.path == "/api/bundles";
+    if (!read_only && !upload) {
+      // Never let a request body be read into memory by a route that does not stream it.
+      res.set_header("Allow", req.path == "/api/bundles" ? "GET, HEAD, POST" : "GET, HEAD");
+      res.set_header("Connection", "close");
+      send_error(req, res, 405, "method not allowed", tok);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    std::string msg = res.status == 404   ? "not found"
+                      : res.status == 413 ? "the upload is larger than this server accepts (" +
+                                                detail::human_size(cfg.max_upload) + ")"
+                      : res.status == 400 ? "bad request"
+                      : res.status == 405 ? "method not allowed"
+                                          : "request failed";
+    send_error(req, res, res.status, msg, presented_token(req));
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+
+  http.set_exception_handler([this](const Request& req, Response& res, std::exception_ptr ep) {
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      log("error on " + req.method + " " + req.path + ": " + e.what());
+    } catch (...) {
+      log("error on " + req.method + " " + req.path);
+    }
+    send_error(req, res, 500, "internal error (see the server's log)", presented_token(req));
+  });
+
+  // Pages -------------------------------------------------------------------------------------
+  http.Get("/", [this](const Request& req, Response& res) {
+    std::vector<Analysis> recent;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      recent = index->list(20);
+    }
+    res.set_content(detail::home_page(recent, cfg.max_upload, presented_token(req)), kHtmlType);
+  });
+
+  http.Get("/bundles", [this](const Request& req, Response& res) {
+    std::vector<Analysis> all;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      all = index->list(1000);
+    }
+    res.set_content(detail::list_page(all, presented_token(req)), kHtmlType);
+  });
+
+  http.Get(R"(/bundles/([^/]+))", [this](const Request& req, Response& res) {
+    const std::string tok = presented_token(req);
+    const auto a = lookup(req.matches[1].str());
+    if (!a) return send_error(req, res, 404, "no such analysis", tok);
+    if (a->status != "done") {
+      res.set_content(detail::status_page(*a, tok), kHtmlType);
+      return;
+    }
+    std::string html;
+    try {
+      html = render(*a, report::Format::html);
+    } catch (const std::exception& e) {
+      log("report " + a->id + ": " + e.what());
+      return send_error(req, res, 500, "the report could not be rendered", tok);
+    }
+    res.set_content(detail::report_page(*a, html, tok), kHtmlType);
+  });
+
+  // Browsers ask for it on pages without an icon link (the reports).
+  http.Get("/favicon.ico", [](const Request&, Response& res) {
+    res.set_content(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" height=\"16\" "
+        "rx=\"3\" fill=\"#102a43\"/><path d=\"M5 13V3h6v2H7v2h3v2H7v4z\" fill=\"#fff\"/></svg>",
+        "image/svg+xml");
+  });
+
+  // API ---------------------------------------------------------------------------------------
+  http.Get("/api/bundles", [this](const Request& req, Response& res) {
+    size_t limit = 100;
+    if (req.has_param("limit")) {
+      const auto v = text::to_int<size_t>(req.get_param_value("limit"));
+      if (!v || *v == 0) return send_error(req, res, 400, "limit: a positive number is needed", "");
+      limit = std::min<size_t>(*v, 1000);
+    }
+    std::vector<Analysis> all;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      all = index->list(limit);
+    }
+    json list = json::array();
+    for (const auto& a : all) list.push_back(analysis_json(a));
+    send_json(res, 200, json{{"analyses", list}, {"count", list.size()}});
+  });
+
+  http.Post("/api/bundles", [this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+    on_upload(req, res, reader);
+  });
+
+  http.Get(R"(/api/bundles/([^/]+))", [this](const Request& req, Response& res) {
+    const auto a = lookup(req.matches[1].str());
+    if (!a) return send_error(req, res, 404, "no such analysis", "");
+    json j = analysis_json(*a);
+    if (a->status == "done" && req.get_param_value("report") != "0") {
+      try {
+        j["report"] = json::parse(render(*a, report::Format::json));
+      } catch (const std::exception& e) {
+        log("report " + a->id + ": " + e.what());
+        j["report"] = nullptr;
+        j["report_error"] = "the report could not be rendered";
+      }
+    }
+    send_json(res, 200, j);
+  });
+
+  http.Get(R"(/api/bundles/([^/]+)/report\.(md|html|json))", [this](const Request& req, Response& res) {
+    const auto a = lookup(req.matches[1].str());
+    if (!a) return send_error(req, res, 404, "no such analysis", "");
+    if (a->status != "done")
+      return send_error(req, res, 409,
+                        a->status == "failed" ? "the analysis failed: " + a->error
+                                              : "the analysis is " + a->status + "; the report is not ready",
+                        "");
+    const std::string ext = req.matches[2];
+    const auto fmt = *report::format_from(ext);
+    std::string body;
+    try {
+      body = render(*a, fmt);
+    } catch (const std::exception& e) {
+      log("report " + a->id + ": " + e.what());
+      return send_error(req, res, 500, "the report could not be rendered", "");
+    }
+    const char* type = ext == "md" ? "text/markdown; charset=utf-8" : ext == "json" ? kJsonType : kHtmlType;
+    if (req.get_param_value("download") == "1")
+      res.set_header("Content-Disposition", "attachment; filename=\"" + detail::safe_file_name(a->name) +
+                                                "." + a->id.substr(0, 8) + "." + ext + "\"");
+    res.set_content(body, type);
+  });
+
+  http.Get(R"(/api/bundles/([^/]+)/db)", [this](const Request& req, Response& res) {
+    const auto a = lookup(req.matches[1].str());
+    if (!a) return send_error(req, res, 404, "no such analysis", "");
+    if (a->status != "done")
+      return send_error(req, res, 409, "the analysis is " + a->status + "; its database is not ready", "");
+    const fs::path p = db_path(a->id);
+    const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return send_error(req, res, 500, "the analysis database cannot be read", "");
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      ::close(fd);
+      return send_error(req, res, 500, "the analysis database cannot be read", "");
+    }
+    auto shared_fd = std::make_shared<int>(fd);
+    res.set_header("Content-Disposition", "attachment; filename=\"" + detail::safe_file_name(a->name) + "." +
+                                              a->id.substr(0, 8) + ".db\"");
+    res.set_content_provider(
+        static_cast<size_t>(st.st_size), "application/vnd.sqlite3",
+        [shared_fd](size_t offset, size_t length, httplib::DataSink& sink) {
+          char buf[64 * 1024];
+          const size_t want = std::min(length, sizeof buf);
+          const ssize_t n = ::pread(*shared_fd, buf, want, static_cast<off_t>(offset));
+          if (n <= 0) return false;
+          return sink.write(buf, static_cast<size_t>(n));
+        },
+        [shared_fd](bool) { ::close(*shared_fd); });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Server::Server(Config cfg) : impl_(std::make_unique<Impl>(std::move(cfg))) {
+  auto& c = impl_->cfg;
+  if (c.host.empty()) throw ConfigError("--listen: the address is missing");
+  if (c.port < 0 || c.port > 65535) throw ConfigError("--listen: the port is out of range");
+  if (!is_loopback(c.host)) {
+    if (c.token.empty())
+      throw ConfigError("listening on " + c.host +
+                        " (not a loopback address) needs --token TOKEN (or FAULTLINE_TOKEN): every "
+                        "request must then carry it. Example: --token $(openssl rand -hex 16)");
+    if (c.token.size() < kMinTokenLength)
+      throw ConfigError("--token: at least " + std::to_string(kMinTokenLength) +
+                        " characters are needed on a non-loopback address");
+  }
+  for (char ch : c.token)
+    if (static_cast<unsigned char>(ch) <= 0x20 || static_cast<unsigned char>(ch) >= 0x7f)
+      throw ConfigError("--token: use printable ASCII characters without spaces");
+  if (c.max_upload == 0) throw ConfigError("--max-upload: must be above 0");
+  if (c.jobs == 0) c.jobs = 1;
+  impl_->open_state();
+  impl_->setup_routes();
+  impl_->start_workers();
+}
+
+Server::~Server() {
+  stop();
+  for (auto& t : impl_->workers)
+    if (t.joinable()) t.join();
+}
+
+int Server::bind() {
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  if (impl_->bound) return impl_->port;
+  auto& c = impl_->cfg;
+  int port = -1;
+  if (c.port == 0)
+    port = impl_->http.bind_to_any_port(c.host);
+  else if (impl_->http.bind_to_port(c.host, c.port))
+    port = c.port;
+  if (port <= 0)
+    throw ConfigError("cannot listen on " + c.host + ":" + std::to_string(c.port) +
+                      " (address in use, or not an address of this machine)");
+  impl_->bound = true;
+  impl_->port = port;
+  return port;
+}
+
+bool Server::run() {
+  bind();
+  {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    if (impl_->stopping) return true;
+    impl_->in_run = true;
+  }
+  const bool ok = impl_->http.listen_after_bind();
+  {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    impl_->in_run = false;
+  }
+  return ok;
+}
+
+void Server::stop() {
+  {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->work_cv.notify_all();
+  impl_->idle_cv.notify_all();
+  // The listener may be between run() and its accept loop: wait until it runs or has returned.
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lk(impl_->mu);
+      if (!impl_->in_run) break;
+    }
+    if (impl_->http.is_running()) {
+      impl_->http.stop();
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void Server::wait_idle() {
+  std::unique_lock<std::mutex> lk(impl_->mu);
+  impl_->idle_cv.wait(lk, [&] { return impl_->stopping || (impl_->queue.empty() && impl_->running == 0); });
+}
+
+int Server::port() const {
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  return impl_->port;
+}
+
+const Config& Server::config() const { return impl_->cfg; }
+
+Server::Recovery Server::recovery() const {
+  std::lock_guard<std::mutex> lk(impl_->mu);
+  return impl_->recovery;
+}
+
+}  // namespace faultline::serve

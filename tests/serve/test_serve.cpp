@@ -1,0 +1,649 @@
+// API tests of `faultline serve`: a server started in-process on a free loopback port, driven
+// with httplib::Client. Bundles are real-format lines (log-formats.md §6.1, seed 000) packed with
+// libarchive's write API.
+#include <archive.h>
+#include <archive_entry.h>
+#include <httplib.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "faultline/core/sha256.hpp"
+#include "faultline/serve/serve.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using faultline::serve::Config;
+using faultline::serve::ConfigError;
+using faultline::serve::Server;
+
+namespace {
+
+// Verbatim lines: ascend_install.log (log-formats.md §6.1) and the seed 000 incident.
+const char* kInstallLog =
+    "[Driver] [2025-03-31 09:51:20] [INFO]Start time: 2025-03-31 09:51:20\n"
+    "[Driver] [2025-03-31 09:51:36] [INFO]Driver package installed successfully! Reboot needed for "
+    "installation/upgrade to take effect!\n"
+    "[Driver] [2025-03-31 09:51:36] [INFO]End time: 2025-03-31 09:51:36\n";
+const char* kTrainLog =
+    "Svm map va not fixed, vm_start=0x100000000000, vm_end=0x200000000000\n"
+    "Host mem gotgo malloc, errstr=Invalid argument\n"
+    "RuntimeError: Communicator of group hccl_world_group inited: failed.\n";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "faultline-serve-test-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A tar.gz of the given members, written with libarchive.
+std::string make_tar_gz(const std::vector<std::pair<std::string, std::string>>& members,
+                        const fs::path& where) {
+  archive* a = archive_write_new();
+  REQUIRE(archive_write_add_filter_gzip(a) == ARCHIVE_OK);
+  REQUIRE(archive_write_set_format_pax_restricted(a) == ARCHIVE_OK);
+  REQUIRE(archive_write_open_filename(a, where.c_str()) == ARCHIVE_OK);
+  for (const auto& [name, data] : members) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_mtime(e, 1743385896, 0);
+    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
+    REQUIRE(archive_write_data(a, data.data(), data.size()) == static_cast<la_ssize_t>(data.size()));
+    archive_entry_free(e);
+  }
+  REQUIRE(archive_write_close(a) == ARCHIVE_OK);
+  archive_write_free(a);
+  return read_file(where);
+}
+
+std::string node_bundle(const fs::path& dir) {
+  return make_tar_gz({{"a2pod-n042/ascend_log_20250331/install_info/ascend_seclog/ascend_install.log",
+                       kInstallLog},
+                      {"a2pod-n042/train.log", kTrainLog}},
+                     dir / "a2pod-n042.tar.gz");
+}
+
+Config base_config(const fs::path& data) {
+  Config c;
+  c.host = "127.0.0.1";
+  c.port = 0;
+  c.data_dir = data;
+  c.jobs = 1;
+  c.analyze.cache_dir = fs::current_path() / "serve-test-cache";
+  return c;
+}
+
+// The server running on its own thread for the scope of a test.
+class Running {
+ public:
+  explicit Running(Config c) : srv_(std::make_unique<Server>(std::move(c))) {
+    port_ = srv_->bind();
+    thread_ = std::thread([this] { srv_->run(); });
+  }
+  ~Running() {
+    srv_->stop();
+    thread_.join();
+    srv_.reset();
+  }
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+  Server& server() { return *srv_; }
+  int port() const { return port_; }
+  std::unique_ptr<httplib::Client> client() const {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    c->set_read_timeout(120, 0);
+    c->set_write_timeout(120, 0);
+    return c;
+  }
+
+ private:
+  std::unique_ptr<Server> srv_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+json body_json(const httplib::Result& r) {
+  REQUIRE(r);
+  const auto j = json::parse(r->body, nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  return j;
+}
+
+bool is_hex_id(const std::string& s) {
+  if (s.size() != 32) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+// Uploads raw bytes; returns the response.
+httplib::Result upload(httplib::Client& c, const std::string& data, const std::string& name,
+                       const httplib::Headers& h = {}) {
+  return c.Post(("/api/bundles?name=" + name).c_str(), h, data, "application/octet-stream");
+}
+
+json status_of(httplib::Client& c, const std::string& id, bool report = true) {
+  auto r = c.Get(("/api/bundles/" + id + (report ? "" : "?report=0")).c_str());
+  REQUIRE(r);
+  REQUIRE(r->status == 200);
+  return body_json(r);
+}
+
+std::vector<fs::path> files_under(const fs::path& root) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (!e.is_directory()) out.push_back(fs::relative(e.path(), root));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("listen addresses and loopback detection", "[serve]") {
+  using faultline::serve::is_loopback;
+  using faultline::serve::parse_listen;
+  CHECK(parse_listen("127.0.0.1:8080").host == "127.0.0.1");
+  CHECK(parse_listen("127.0.0.1:8080").port == 8080);
+  CHECK(parse_listen("[::1]:9000").host == "::1");
+  CHECK(parse_listen("[::1]:9000").port == 9000);
+  CHECK(parse_listen("0.0.0.0:0").port == 0);
+  CHECK_THROWS_AS(parse_listen("8080"), ConfigError);
+  CHECK_THROWS_AS(parse_listen(":8080"), ConfigError);
+  CHECK_THROWS_AS(parse_listen("::1:8080"), ConfigError);
+  CHECK_THROWS_AS(parse_listen("127.0.0.1:http"), ConfigError);
+  CHECK_THROWS_AS(parse_listen("127.0.0.1:70000"), ConfigError);
+  CHECK(is_loopback("127.0.0.1"));
+  CHECK(is_loopback("127.1.2.3"));
+  CHECK(is_loopback("localhost"));
+  CHECK(is_loopback("::1"));
+  CHECK_FALSE(is_loopback("0.0.0.0"));
+  CHECK_FALSE(is_loopback("::"));
+  CHECK_FALSE(is_loopback("10.0.0.7"));
+  CHECK_FALSE(is_loopback("127.0.0.1.example.com"));
+  CHECK_FALSE(is_loopback("127.0.0.256"));
+}
+
+TEST_CASE("a non-loopback address needs a token", "[serve]") {
+  TempDir tmp;
+  Config c = base_config(tmp.path() / "data");
+  c.host = "0.0.0.0";
+  CHECK_THROWS_AS(Server(c), ConfigError);
+  c.token = "short";
+  CHECK_THROWS_AS(Server(c), ConfigError);
+  c.token = "has space in it and long enough";
+  CHECK_THROWS_AS(Server(c), ConfigError);
+  // refused before anything is created
+  CHECK_FALSE(fs::exists(tmp.path() / "data"));
+  c.token = "0123456789abcdef0123";
+  CHECK_NOTHROW(Server(c));  // constructed, never bound
+}
+
+TEST_CASE("upload, analysis and reports", "[serve]") {
+  TempDir tmp;
+  const std::string bundle = node_bundle(tmp.path());
+  const std::string sha = faultline::sha256_hex(bundle);
+  const fs::path data = tmp.path() / "data";
+  Running run(base_config(data));
+  auto c = run.client();
+
+  auto r = upload(*c, bundle, "a2pod-n042.tar.gz");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  CHECK(r->get_header_value("Content-Security-Policy") == "default-src 'self' 'unsafe-inline' data:");
+  CHECK(r->get_header_value("X-Content-Type-Options") == "nosniff");
+  const json up = body_json(r);
+  const std::string id = up.at("id");
+  CHECK(is_hex_id(id));
+  CHECK(up.at("status") == "queued");
+  CHECK(up.at("sha256") == sha);
+  CHECK(r->get_header_value("Location") == "/api/bundles/" + id);
+
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  INFO(st.dump(2));
+  REQUIRE(st.at("status") == "done");
+  CHECK(st.at("name") == "a2pod-n042.tar.gz");
+  CHECK(st.at("size") == bundle.size());
+  CHECK(st.at("finished_at").is_string());
+  REQUIRE(st.contains("report"));
+  const json& rep = st.at("report");
+  CHECK(rep.at("schema_version") == 1);
+  CHECK(rep.at("bundle").at("sha256") == sha);
+  // the report names the upload, not where the server keeps it
+  CHECK(rep.at("bundle").at("path") == "a2pod-n042.tar.gz");
+  // the index summary agrees with the report
+  std::set<std::string> report_hosts;
+  for (const auto& h : rep.at("bundle").at("hosts")) report_hosts.insert(h.get<std::string>());
+  std::set<std::string> index_hosts;
+  for (const auto& h : st.at("hosts")) index_hosts.insert(h.get<std::string>());
+  CHECK(index_hosts == report_hosts);
+  std::string first_root;
+  for (const auto& f : rep.at("findings"))
+    if (f.at("kind") == "root_cause") {
+      first_root = f.at("id");
+      break;
+    }
+  if (first_root.empty()) {
+    CHECK((st.at("verdict").is_null() || st.at("verdict").at("kind") == "symptom"));
+  } else {
+    CHECK(st.at("verdict").at("kind") == "root_cause");
+    CHECK(st.at("verdict").at("id") == first_root);
+  }
+
+  // without the report
+  CHECK_FALSE(status_of(*c, id, false).contains("report"));
+
+  const std::string data_str = fs::weakly_canonical(data).string();
+  auto md = c->Get(("/api/bundles/" + id + "/report.md").c_str());
+  REQUIRE(md);
+  CHECK(md->status == 200);
+  CHECK(md->get_header_value("Content-Type").rfind("text/markdown", 0) == 0);
+  CHECK_FALSE(md->body.empty());
+  CHECK(md->body.find(data_str) == std::string::npos);
+
+  auto js = c->Get(("/api/bundles/" + id + "/report.json").c_str());
+  REQUIRE(js);
+  CHECK(js->status == 200);
+  CHECK(body_json(js).at("bundle").at("sha256") == sha);
+
+  auto html = c->Get(("/api/bundles/" + id + "/report.html?download=1").c_str());
+  REQUIRE(html);
+  CHECK(html->status == 200);
+  CHECK(html->get_header_value("Content-Type").rfind("text/html", 0) == 0);
+  CHECK(html->get_header_value("Content-Disposition").find("attachment") != std::string::npos);
+  CHECK(html->body.find(data_str) == std::string::npos);
+
+  auto db = c->Get(("/api/bundles/" + id + "/db").c_str());
+  REQUIRE(db);
+  CHECK(db->status == 200);
+  REQUIRE(db->body.size() > 100);
+  CHECK(db->body.compare(0, 16, std::string("SQLite format 3\0", 16)) == 0);
+  {
+    const fs::path copy = tmp.path() / "copy.db";
+    std::ofstream(copy, std::ios::binary) << db->body;
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open_v2(copy.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    REQUIRE(sqlite3_prepare_v2(h, "SELECT sha256, status FROM bundles", -1, &s, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) == sha);
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 1))) == "complete");
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+  }
+
+  // pages: the report page carries the download links; the home page lists the analysis
+  auto page = c->Get(("/bundles/" + id).c_str());
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->get_header_value("Content-Security-Policy") == "default-src 'self' 'unsafe-inline' data:");
+  for (const std::string ext : {"/report.md", "/report.json", "/db"})
+    CHECK(page->body.find("/api/bundles/" + id + ext) != std::string::npos);
+  CHECK(page->body.find("faultline-serve-bar") != std::string::npos);
+  auto home = c->Get("/");
+  REQUIRE(home);
+  CHECK(home->status == 200);
+  CHECK(home->body.find("/bundles/" + id) != std::string::npos);
+  CHECK(home->body.find("a2pod-n042.tar.gz") != std::string::npos);
+  CHECK(home->body.find("type=\"file\"") != std::string::npos);
+  for (const char* ext : {"http://", "https://", "//cdn"}) CHECK(home->body.find(ext) == std::string::npos);
+
+  auto list = c->Get("/api/bundles");
+  const json lj = body_json(list);
+  REQUIRE(lj.at("count") == 1);
+  CHECK(lj.at("analyses").at(0).at("id") == id);
+  CHECK(lj.at("analyses").at(0).at("status") == "done");
+
+  // state on disk: under --data only, no partial upload left
+  std::set<std::string> files;
+  for (const auto& f : files_under(data)) files.insert(f.string());
+  CHECK(files.count("index.sqlite") == 1);
+  CHECK(files.count("analyses/" + id + "/analysis.db") == 1);
+  CHECK(files.count("analyses/" + id + "/upload/a2pod-n042.tar.gz") == 1);
+  for (const auto& f : files) CHECK(f.rfind("tmp/", 0) != 0);
+  CHECK(read_file(data / "analyses" / id / "upload" / "a2pod-n042.tar.gz") == bundle);
+}
+
+TEST_CASE("multipart upload and the same bundle twice", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Running run(base_config(data));
+  auto c = run.client();
+
+  httplib::MultipartFormDataItems items = {
+      {"note", "from the test", "", ""},
+      {"file", kInstallLog, "ascend_install.log", "text/plain"},
+  };
+  auto r = c->Post("/api/bundles", items);
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  CHECK(body_json(r).at("sha256") == faultline::sha256_hex(kInstallLog));
+
+  // same bytes again, raw this time: the analysis is reused
+  auto again = upload(*c, kInstallLog, "other-name.log");
+  REQUIRE(again);
+  CHECK(again->status == 200);
+  const json aj = body_json(again);
+  CHECK(aj.at("id") == id);
+  CHECK(aj.at("duplicate") == true);
+
+  run.server().wait_idle();
+  const json st = status_of(*c, id, false);
+  CHECK(st.at("name") == "ascend_install.log");
+  CHECK((st.at("status") == "done" || st.at("status") == "failed"));
+  CHECK(body_json(c->Get("/api/bundles")).at("count") == 1);
+
+  // after the analysis ended, still the same id
+  auto third = upload(*c, kInstallLog, "x.log");
+  REQUIRE(third);
+  CHECK(body_json(third).at("id") == id);
+  CHECK(body_json(c->Get("/api/bundles")).at("count") == 1);
+
+  // a form without a file part
+  httplib::MultipartFormDataItems nofile = {{"note", "nothing", "", ""}};
+  auto bad = c->Post("/api/bundles", nofile);
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK(body_json(bad).at("error").get<std::string>().find("file") != std::string::npos);
+
+  auto empty = upload(*c, "", "empty.log");
+  REQUIRE(empty);
+  CHECK(empty->status == 400);
+}
+
+TEST_CASE("oversize uploads are refused with 413 and leave nothing behind", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.max_upload = 64 * 1024;
+  Running run(cfg);
+  auto c = run.client();
+
+  std::string big;
+  while (big.size() < 200 * 1024) big += kTrainLog;
+
+  SECTION("raw body with a Content-Length") {
+    auto r = upload(*c, big, "big.log");
+    REQUIRE(r);
+    CHECK(r->status == 413);
+    CHECK(body_json(r).at("error").get<std::string>().find("larger") != std::string::npos);
+  }
+  SECTION("multipart, refused while streaming") {
+    httplib::MultipartFormDataItems items = {{"file", big, "big.log", "text/plain"}};
+    auto r = c->Post("/api/bundles", items);
+    REQUIRE(r);
+    CHECK(r->status == 413);
+  }
+  SECTION("chunked body without a length") {
+    size_t sent = 0;
+    auto r = c->Post(
+        "/api/bundles?name=big.log",
+        [&](size_t, httplib::DataSink& sink) {
+          if (sent >= big.size()) {
+            sink.done();
+            return true;
+          }
+          const size_t n = std::min<size_t>(16 * 1024, big.size() - sent);
+          sent += n;
+          return sink.write(big.data() + sent - n, n);
+        },
+        "application/octet-stream");
+    // the server may close before the client finished sending; if an answer came, it is 413
+    if (r) CHECK(r->status == 413);
+  }
+  SECTION("exactly the limit is accepted") {
+    const std::string fits = big.substr(0, cfg.max_upload);
+    auto r = upload(*c, fits, "fits.log");
+    REQUIRE(r);
+    CHECK(r->status == 202);
+    run.server().wait_idle();
+  }
+  auto list = body_json(run.client()->Get("/api/bundles"));
+  for (const auto& a : list.at("analyses")) CHECK(a.at("name") == "fits.log");
+  CHECK(fs::is_empty(data / "tmp"));
+}
+
+TEST_CASE("the token is checked on every request", "[serve]") {
+  TempDir tmp;
+  const std::string token = "t0ken-for-the-serve-test-1234";
+  Config cfg = base_config(tmp.path() / "data");
+  cfg.token = token;
+  Running run(cfg);
+  auto c = run.client();
+
+  for (const char* path : {"/", "/bundles", "/api/bundles", "/api/bundles/0123456789abcdef0123456789abcdef"}) {
+    INFO(path);
+    auto r = c->Get(path);
+    REQUIRE(r);
+    CHECK(r->status == 401);
+    CHECK(r->get_header_value("WWW-Authenticate").find("Bearer") != std::string::npos);
+    CHECK(r->body.find(token) == std::string::npos);
+  }
+  auto wrong = c->Get("/api/bundles", {{"Authorization", "Bearer " + token + "x"}});
+  REQUIRE(wrong);
+  CHECK(wrong->status == 401);
+  auto wrong_q = c->Get("/api/bundles?token=nope");
+  REQUIRE(wrong_q);
+  CHECK(wrong_q->status == 401);
+
+  auto denied = upload(*c, kInstallLog, "install.log");
+  REQUIRE(denied);
+  CHECK(denied->status == 401);
+  CHECK(fs::is_empty(tmp.path() / "data" / "tmp"));
+  CHECK(fs::is_empty(tmp.path() / "data" / "analyses"));
+
+  auto bearer = c->Get("/api/bundles", {{"Authorization", "Bearer " + token}});
+  REQUIRE(bearer);
+  CHECK(bearer->status == 200);
+  auto query = c->Get(("/api/bundles?token=" + token).c_str());
+  REQUIRE(query);
+  CHECK(query->status == 200);
+
+  auto ok = upload(*c, kInstallLog, "install.log", {{"Authorization", "Bearer " + token}});
+  REQUIRE(ok);
+  CHECK(ok->status == 202);
+  // pages opened with ?token= keep it in their links
+  auto home = c->Get(("/?token=" + token).c_str());
+  REQUIRE(home);
+  CHECK(home->status == 200);
+  CHECK(home->body.find("/bundles?token=" + token) != std::string::npos);
+  run.server().wait_idle();
+}
+
+TEST_CASE("bad ids and unknown routes answer 404 without paths", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Running run(base_config(data));
+  auto c = run.client();
+  const std::string data_str = fs::weakly_canonical(data).string();
+  for (const char* path :
+       {"/api/bundles/../../etc/passwd", "/api/bundles/..%2f..%2findex.sqlite", "/api/bundles/index.sqlite",
+        "/api/bundles/0123456789ABCDEF0123456789ABCDEF", "/api/bundles/0123456789abcdef0123456789abcdef",
+        "/api/bundles/0123456789abcdef0123456789abcdef/db", "/api/bundles/0123456789abcdef0123456789abcde/db",
+        "/api/bundles/0123456789abcdef0123456789abcdef/report.md", "/api/bundles/x/report.txt",
+        "/bundles/..%2f..%2fetc%2fpasswd", "/bundles/0123456789abcdef0123456789abcdef", "/etc/passwd",
+        "/index.sqlite", "/analyses/"}) {
+    INFO(path);
+    auto r = c->Get(path);
+    REQUIRE(r);
+    CHECK(r->status == 404);
+    CHECK_FALSE(r->body.empty());
+    CHECK(r->body.find(data_str) == std::string::npos);
+    CHECK(r->body.find("root:") == std::string::npos);
+    CHECK(r->body.find("SQLite format") == std::string::npos);
+  }
+  auto put = c->Put("/api/bundles", kInstallLog, "text/plain");
+  REQUIRE(put);
+  CHECK(put->status == 405);
+  auto post_other = c->Post("/api/bundles/0123456789abcdef0123456789abcdef", kInstallLog, "text/plain");
+  REQUIRE(post_other);
+  CHECK(post_other->status == 405);
+}
+
+TEST_CASE("hostile names and unreadable bundles", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Running run(base_config(data));
+  auto c = run.client();
+  const std::string data_str = fs::weakly_canonical(data).string();
+
+  // binary bytes that are no archive: analysis fails with the reader's message, no server path
+  std::string garbage(4096, '\0');
+  for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>((i * 131 + 7) & 0xff);
+  auto r = upload(*c, garbage, "..%2F..%2Fevil%20name.tar.gz");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  CHECK(st.at("status") == "failed");
+  CHECK(st.at("name") == "evil name.tar.gz");
+  const std::string err = st.at("error");
+  CHECK_FALSE(err.empty());
+  CHECK(err.find(data_str) == std::string::npos);
+  CHECK(err.find("/analyses/") == std::string::npos);
+  CHECK_FALSE(st.contains("report"));
+  // nothing outside --data: the temporary root holds only the data directory
+  std::vector<fs::path> top;
+  for (const auto& e : fs::directory_iterator(tmp.path())) top.push_back(e.path().filename());
+  CHECK(top == std::vector<fs::path>{"data"});
+  CHECK(fs::exists(data / "analyses" / id / "upload" / "evil_name.tar.gz"));
+
+  auto rep = c->Get(("/api/bundles/" + id + "/report.md").c_str());
+  REQUIRE(rep);
+  CHECK(rep->status == 409);
+  CHECK(rep->body.find(data_str) == std::string::npos);
+  auto page = c->Get(("/bundles/" + id).c_str());
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->body.find("failed") != std::string::npos);
+  CHECK(page->body.find("evil name.tar.gz") != std::string::npos);
+  CHECK(page->body.find(data_str) == std::string::npos);
+
+  // markup in a name is shown as text
+  auto xss = upload(*c, kTrainLog, "%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E.log");
+  REQUIRE(xss);
+  REQUIRE(xss->status == 202);
+  run.server().wait_idle();
+  for (const char* path : {"/", "/bundles"}) {
+    auto p = c->Get(path);
+    REQUIRE(p);
+    CHECK(p->body.find("<img src=x") == std::string::npos);
+    CHECK(p->body.find("&lt;img src=x onerror=alert(1)&gt;.log") != std::string::npos);
+  }
+
+  // the same bytes again: a failed analysis is run again under the same id
+  auto again = upload(*c, garbage, "garbage.bin");
+  REQUIRE(again);
+  CHECK(again->status == 202);
+  CHECK(body_json(again).at("id") == id);
+  run.server().wait_idle();
+  CHECK(status_of(*c, id).at("status") == "failed");
+  CHECK(status_of(*c, id).at("name") == "garbage.bin");
+}
+
+TEST_CASE("state survives a restart; interrupted analyses do not stay pending", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  const std::string bundle = node_bundle(tmp.path());
+  std::string done_id, interrupted_id, queued_id;
+  {
+    Config two = base_config(data);
+    two.jobs = 2;  // two analyses at once, each into its own database
+    Running run(two);
+    auto c = run.client();
+    auto r1 = upload(*c, bundle, "a2pod-n042.tar.gz");
+    REQUIRE(r1);
+    REQUIRE(r1->status == 202);
+    done_id = body_json(r1).at("id");
+    auto r2 = upload(*c, kInstallLog, "ascend_install.log");
+    REQUIRE(r2);
+    REQUIRE(r2->status == 202);
+    interrupted_id = body_json(r2).at("id");
+    auto r3 = upload(*c, kTrainLog, "train.log");
+    REQUIRE(r3);
+    REQUIRE(r3->status == 202);
+    queued_id = body_json(r3).at("id");
+    run.server().wait_idle();
+  }
+  // What a stop in the middle leaves behind: one analysis 'running', one never started, and a
+  // partial upload.
+  {
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open((data / "index.sqlite").c_str(), &h) == SQLITE_OK);
+    const std::string sql = "UPDATE analyses SET status='running', finished_at=0 WHERE id='" +
+                            interrupted_id + "'; UPDATE analyses SET status='queued', finished_at=0 WHERE id='" +
+                            queued_id + "';";
+    REQUIRE(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(h);
+    std::ofstream(data / "tmp" / "upload-0123.part") << "partial";
+  }
+  Running run(base_config(data));
+  const auto rec = run.server().recovery();
+  CHECK(rec.interrupted == 1);
+  CHECK(rec.requeued == 1);
+  CHECK(rec.removed_partial_uploads == 1);
+  CHECK(fs::is_empty(data / "tmp"));
+  run.server().wait_idle();
+  auto c = run.client();
+
+  const json in = status_of(*c, interrupted_id);
+  CHECK(in.at("status") == "failed");
+  CHECK(in.at("error").get<std::string>().find("interrupted") != std::string::npos);
+  const json q = status_of(*c, queued_id, false);
+  CHECK(q.at("status") != "queued");
+  CHECK(q.at("status") != "running");
+  const json d = status_of(*c, done_id);
+  CHECK(d.at("status") == "done");
+  CHECK(d.at("report").at("bundle").at("sha256") == faultline::sha256_hex(bundle));
+  auto md = c->Get(("/api/bundles/" + done_id + "/report.md").c_str());
+  REQUIRE(md);
+  CHECK(md->status == 200);
+  CHECK(body_json(c->Get("/api/bundles")).at("count") == 3);
+}
+
+TEST_CASE("a full queue refuses uploads with 503", "[serve]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.max_queued = 0;
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kInstallLog, "ascend_install.log");
+  REQUIRE(r);
+  CHECK(r->status == 503);
+  CHECK(r->get_header_value("Retry-After") == "60");
+  CHECK(body_json(r).at("error").get<std::string>().find("try again") != std::string::npos);
+  CHECK(fs::is_empty(data / "tmp"));
+  CHECK(fs::is_empty(data / "analyses"));
+}
