@@ -270,6 +270,36 @@ TEST_CASE("200 000 signature hits: the correlator holds a bounded number of hits
   fs::remove_all(dir);
 }
 
+TEST_CASE("a member name of 64 MiB in a cpio.gz: short warnings, bounded memory (was: the name copied whole into messages; a 1 GiB name took 6 GiB and failed the write)") {
+  const fs::path dir = temp_path("longname");
+  fs::create_directories(dir);
+  const size_t kName = static_cast<size_t>(scaled(64 << 20));
+  {
+    archive* a = archive_write_new();
+    archive_write_set_format_cpio_newc(a);
+    archive_write_add_filter_gzip(a);
+    REQUIRE(archive_write_open_filename(a, (dir / "long.cpio.gz").c_str()) == ARCHIVE_OK);
+    archive_entry* e = archive_entry_new();
+    const std::string name = "var/log/" + std::string(kName, 'a');
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_size(e, static_cast<la_int64_t>(kSyslogLine.size()));
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
+    REQUIRE(archive_write_data(a, kSyslogLine.data(), kSyslogLine.size()) == static_cast<la_ssize_t>(kSyslogLine.size()));
+    archive_entry_free(e);
+    archive_write_close(a);
+    archive_write_free(a);
+  }
+  const RunResult r = analyze(dir / "long.cpio.gz", dir / "l.db");
+  REQUIRE(r.exit_code == 0);
+  check_rss(r);
+  CHECK(count(dir / "l.db", "SELECT count(*) FROM warnings") >= 1);
+  CHECK(count(dir / "l.db", "SELECT max(length(message)) FROM warnings") < 16384);
+  CHECK(count(dir / "l.db", "SELECT max(length(member)) FROM warnings") <= 4096);
+  fs::remove_all(dir);
+}
+
 TEST_CASE("capture re-runs carry PCRE2 limits: a catastrophic capture pattern returns without captures") {
   // Hyperscan finds the line; the capture pattern backtracks exponentially on it. Without
   // pcre2_set_match_limit this would not return in any useful time.

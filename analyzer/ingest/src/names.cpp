@@ -11,6 +11,13 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 CleanName clean_name(std::string_view raw) {
   CleanName out;
+  // Only the first kMaxNameBytes are kept: copy no more than that (plus one UTF-8 sequence, so
+  // that the cut below lands where it would on the whole name). A cpio header can declare a
+  // name of gigabytes; copying it whole cost several times its size in memory.
+  if (raw.size() > kMaxNameBytes + 4) {
+    raw = raw.substr(0, kMaxNameBytes + 4);
+    out.too_long = true;
+  }
   std::string s;
   if (text::valid_utf8(raw)) {
     s.assign(raw);

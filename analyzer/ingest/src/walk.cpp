@@ -36,7 +36,11 @@ constexpr unsigned kMaxDirLevels = 256;
 std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
 
 // Member names and messages are shown as valid UTF-8 without control characters.
+// Text for messages: valid UTF-8, control characters replaced, at most ~kMaxNameBytes (a name
+// of gigabytes in a hostile header must not be copied whole into a warning).
 std::string printable(std::string_view s) {
+  const bool cut = s.size() > detail::kMaxNameBytes + 4;
+  if (cut) s = s.substr(0, detail::kMaxNameBytes + 4);
   std::string out;
   for (const char ch : text::sanitize_utf8(s)) {
     const auto c = static_cast<unsigned char>(ch);
@@ -45,6 +49,7 @@ std::string printable(std::string_view s) {
     else
       out += ch;
   }
+  if (cut) out += "...";
   return out;
 }
 

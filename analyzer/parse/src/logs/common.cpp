@@ -1,6 +1,7 @@
 #include "logs/common.hpp"
 
 #include <array>
+#include <limits>
 
 #include "faultline/core/time.hpp"
 
@@ -11,6 +12,8 @@ bool read_seconds(std::string_view s, size_t& pos, int64_t& ns) {
   while (i < s.size() && s[i] == ' ') ++i;
   int64_t secs = 0;
   if (!read_uint(s, i, secs)) return false;
+  // more seconds than nanoseconds in an int64 can hold (292 years) is no uptime or epoch
+  if (secs > std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1) return false;
   int64_t frac = 0;
   if (i < s.size() && s[i] == '.') {
     ++i;

@@ -1,6 +1,7 @@
 // Host state: uname, uptime, /proc/stat, date, timedatectl, ulimit, sysctl, lspci.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 
 #include "faultline/core/text.hpp"
@@ -173,7 +174,9 @@ class ProcStatParser final : public OutputParser {
     const std::string_view s = trim(raw);
     if (s.substr(0, 6) != "btime ") return;  // cpu, intr, ctxt ... lines carry no fact
     const std::string_view v = trim(s.substr(6));
-    if (text::to_int<int64_t>(v))
+    // epoch seconds that the clocks and the correlator turn into int64 nanoseconds (<= 2262)
+    const auto secs = text::to_int<int64_t>(v);
+    if (secs && *secs >= 0 && *secs < std::numeric_limits<int64_t>::max() / 1'000'000'000)
       fact(sink, "host.boot_time", v, ctx.line);
     else
       sink.malformed(ctx, "btime without epoch seconds");
