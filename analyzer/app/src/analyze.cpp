@@ -852,7 +852,8 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     while (sqlite3_step(s) == SQLITE_ROW) {
       const std::string n = col_text(s, 0), v = col_text(s, 1);
       if (n == "host.boot_time" && !in.boot_time_ns) {
-        if (auto secs = text::to_int<int64_t>(text::trim(v))) in.boot_time_ns = *secs * 1'000'000'000;
+        if (auto secs = text::to_int<int64_t>(text::trim(v)); secs && *secs >= 0 && *secs < 9'000'000'000LL)
+          in.boot_time_ns = *secs * 1'000'000'000;  // (range: no overflow on hostile values)
       } else if (n == "host.timezone" && !in.zone_offset_s) {
         // "+0800", "CST", "Asia/Shanghai (CST, +0800)"
         for (auto part : text::split_ws(v)) {
