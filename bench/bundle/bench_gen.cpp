@@ -51,7 +51,9 @@ struct Rng {
   uint32_t below(uint32_t n) { return n == 0 ? 0 : static_cast<uint32_t>(next() % n); }
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // ---- timestamps -----------------------------------------------------------------------------
 
@@ -62,10 +64,10 @@ struct Template {
   std::string text;
   Style style = Style::none;
   uint16_t ts_pos = 0, ts_len = 0;
-  char date_time_sep = '-';        // iso: '-' (2025-05-08-09:56:18) or ' ' (2025-05-07 19:54:54)
-  uint8_t frac[3] = {0, 0, 0};     // iso: digits of each fraction group (.522.534 -> 3,3)
+  char date_time_sep = '-';     // iso: '-' (2025-05-08-09:56:18) or ' ' (2025-05-07 19:54:54)
+  uint8_t frac[3] = {0, 0, 0};  // iso: digits of each fraction group (.522.534 -> 3,3)
   std::vector<std::pair<uint16_t, uint8_t>> numbers;  // (pos, len) after the timestamp
-  std::vector<uint16_t> pid_pos;   // occurrences of the corpus host pid (plog files use their own)
+  std::vector<uint16_t> pid_pos;  // occurrences of the corpus host pid (plog files use their own)
 };
 
 constexpr std::string_view kCorpusPid = "155320";
@@ -198,8 +200,8 @@ struct Pool {
 };
 
 bool is_bad(std::string_view s) {
-  for (std::string_view k : {"[ERROR", "[WARN", "[ERR]", "kern.err", "kern.warn", "kern.crit",
-                             "[CRIT", "[FATAL"})
+  for (std::string_view k :
+       {"[ERROR", "[WARN", "[ERR]", "kern.err", "kern.warn", "kern.crit", "[CRIT", "[FATAL"})
     if (s.find(k) != std::string_view::npos) return true;
   return false;
 }
@@ -242,8 +244,9 @@ std::map<std::string, Pool> load_pools(const fs::path& corpus, const faultline::
         ++*dropped;
         continue;
       }
-      for (const std::string& k :
-           kind == "host_kernel_log" ? std::vector<std::string>{kind, "dmesg"} : std::vector<std::string>{kind}) {
+      for (const std::string& k : kind == "host_kernel_log"
+                                      ? std::vector<std::string>{kind, "dmesg"}
+                                      : std::vector<std::string>{kind}) {
         Template t;
         t.text = line;
         find_timestamp(t);
@@ -270,10 +273,11 @@ std::map<std::string, Pool> load_pools(const fs::path& corpus, const faultline::
       std::string s = t.text;
       const bool err = (k++ % 3) == 0;
       bool done = false;
-      for (const auto& [from, to] : {std::pair<std::string_view, std::string_view>{
-                                         "[INFO]", err ? "[ERROR]" : (kernel ? "[WARN]" : "[WARNING]")},
-                                     {"kern.info", err ? "kern.err" : "kern.warn"},
-                                     {".info ", err ? ".err " : ".warning "}}) {
+      for (const auto& [from, to] :
+           {std::pair<std::string_view, std::string_view>{
+                "[INFO]", err ? "[ERROR]" : (kernel ? "[WARN]" : "[WARNING]")},
+            {"kern.info", err ? "kern.err" : "kern.warn"},
+            {".info ", err ? ".err " : ".warning "}}) {
         const size_t at = s.find(from);
         if (at == std::string::npos) continue;
         s.replace(at, from.size(), to);
@@ -293,7 +297,8 @@ std::map<std::string, Pool> load_pools(const fs::path& corpus, const faultline::
     }
   }
   for (const auto& [k, p] : pools)
-    std::fprintf(stderr, "pool %-18s %6zu lines, %5zu WARNING/ERROR\n", k.c_str(), p.normal.size(), p.bad.size());
+    std::fprintf(stderr, "pool %-18s %6zu lines, %5zu WARNING/ERROR\n", k.c_str(), p.normal.size(),
+                 p.bad.size());
   return pools;
 }
 
@@ -302,8 +307,8 @@ std::map<std::string, Pool> load_pools(const fs::path& corpus, const faultline::
 struct Member {
   std::string path, kind;
   uint64_t bytes = 0;
-  std::string pid;   // replaces the corpus pid in the member's lines (same width)
-  int series = 0;    // members of one series share one clock
+  std::string pid;  // replaces the corpus pid in the member's lines (same width)
+  int series = 0;   // members of one series share one clock
 };
 
 struct Totals {
@@ -334,8 +339,8 @@ class Generator {
     return v;
   }
 
-  void write_bundle(const fs::path& root, const std::vector<Member>& members, const std::string& host,
-                    uint64_t hits, uint64_t seed, Totals& tot) {
+  void write_bundle(const fs::path& root, const std::vector<Member>& members,
+                    const std::string& host, uint64_t hits, uint64_t seed, Totals& tot) {
     uint64_t total = 0;
     for (const auto& m : members)
       if (!examples_for(m.kind).empty()) total += m.bytes;
@@ -346,7 +351,8 @@ class Generator {
       uint64_t inject = 0;
       const auto ex = examples_for(m.kind);
       if (!ex.empty() && total > 0) {
-        carry += static_cast<double>(hits) * static_cast<double>(m.bytes) / static_cast<double>(total);
+        carry +=
+            static_cast<double>(hits) * static_cast<double>(m.bytes) / static_cast<double>(total);
         inject = static_cast<uint64_t>(std::floor(carry + 1e-9));
         carry -= static_cast<double>(inject);
       }
@@ -428,7 +434,8 @@ class Generator {
     tot.injected += injected;
   }
 
-  static void emit(std::string& out, const Template& t, int64_t ms, Rng& r, const std::string& pid) {
+  static void emit(std::string& out, const Template& t, int64_t ms, Rng& r,
+                   const std::string& pid) {
     const size_t base = out.size();
     const std::string_view s = t.text;
     if (t.style == Style::none) {
@@ -467,15 +474,15 @@ std::string ts17(int64_t ms) {
   civil(secs / 86400, y, mo, d);
   const auto sod = static_cast<unsigned>(secs % 86400);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d%02u%02u%02u%02u%02u%03u", y, mo, d, sod / 3600, sod / 60 % 60,
-                sod % 60, static_cast<unsigned>(ms % 1000));
+  std::snprintf(buf, sizeof buf, "%04d%02u%02u%02u%02u%02u%03u", y, mo, d, sod / 3600,
+                sod / 60 % 60, sod % 60, static_cast<unsigned>(ms % 1000));
   return buf;
 }
 
 // A series of rotated files of `bytes` in all, none larger than cap; name(i, ts) gives each path.
 template <typename Name>
-void series(std::vector<Member>& out, int& sid, const std::string& kind, uint64_t bytes, uint64_t cap,
-            const std::string& pid, Name name) {
+void series(std::vector<Member>& out, int& sid, const std::string& kind, uint64_t bytes,
+            uint64_t cap, const std::string& pid, Name name) {
   if (bytes == 0) return;
   const uint64_t n = std::max<uint64_t>(1, (bytes + cap - 1) / cap);
   const int s = ++sid;
@@ -485,14 +492,17 @@ void series(std::vector<Member>& out, int& sid, const std::string& kind, uint64_
     m.bytes = bytes / n;
     m.pid = pid;
     m.series = s;
-    m.path = name(i, ts17(kBaseEpochMs + static_cast<int64_t>(s) * 7919 + static_cast<int64_t>(i) * 3600000));
+    m.path = name(
+        i, ts17(kBaseEpochMs + static_cast<int64_t>(s) * 7919 + static_cast<int64_t>(i) * 3600000));
     out.push_back(std::move(m));
   }
 }
 
 std::vector<Member> plan(uint64_t total, int devices) {
   const std::string root = "asys_output_20250508095626087/dfx/log/";
-  auto share = [&](double pct) { return static_cast<uint64_t>(static_cast<double>(total) * pct / 100.0); };
+  auto share = [&](double pct) {
+    return static_cast<uint64_t>(static_cast<double>(total) * pct / 100.0);
+  };
   constexpr uint64_t MiB = 1 << 20;
   std::vector<Member> out;
   int sid = 0;
@@ -506,9 +516,11 @@ std::vector<Member> plan(uint64_t total, int devices) {
     series(out, sid, "plog", share(13) / d, 20 * MiB, pid, [&](uint64_t, const std::string& ts) {
       return root + "host/cann/debug/plog/plog-" + pid + "_" + ts + ".log";
     });
-    series(out, sid, "device_app_log", share(12) / d, 20 * MiB, pid, [&](uint64_t, const std::string& ts) {
-      return root + "host/cann/run/device-" + std::to_string(i) + "/device-" + pid + "_" + ts + ".log";
-    });
+    series(out, sid, "device_app_log", share(12) / d, 20 * MiB, pid,
+           [&](uint64_t, const std::string& ts) {
+             return root + "host/cann/run/device-" + std::to_string(i) + "/device-" + pid + "_" +
+                    ts + ".log";
+           });
   }
   series(out, sid, "host_kernel_log", share(6), 32 * MiB, "", [&](uint64_t k, const std::string&) {
     return root + "host/driver/host_kernel.log" + (k ? "." + std::to_string(k) : "");
@@ -531,23 +543,28 @@ std::vector<Member> plan(uint64_t total, int devices) {
     series(out, sid, "device_os_log", share(3) / d, MiB, "", [&](uint64_t, const std::string& ts) {
       return dev + "system/debug/device-os/device-os_" + ts + ".log";
     });
-    series(out, sid, "device_fw_log", share(12) / d, 4 * MiB, "", [&](uint64_t, const std::string& ts) {
-      return dev + "firmware/debug/device-" + di + "/device-" + di + "_" + ts + ".log";
-    });
-    series(out, sid, "device_event_log", share(1) / d, 4 * MiB, "", [&](uint64_t, const std::string& ts) {
-      return dev + "system/run/event/event_" + ts + ".log";
-    });
-    series(out, sid, "device_syslog", share(5) / d, 8 * MiB, "", [&](uint64_t k, const std::string&) {
-      return dev + "system/message/messages" + (k ? "." + std::to_string(k - 1) : "");
-    });
+    series(out, sid, "device_fw_log", share(12) / d, 4 * MiB, "",
+           [&](uint64_t, const std::string& ts) {
+             return dev + "firmware/debug/device-" + di + "/device-" + di + "_" + ts + ".log";
+           });
+    series(out, sid, "device_event_log", share(1) / d, 4 * MiB, "",
+           [&](uint64_t, const std::string& ts) {
+             return dev + "system/run/event/event_" + ts + ".log";
+           });
+    series(out, sid, "device_syslog", share(5) / d, 8 * MiB, "",
+           [&](uint64_t k, const std::string&) {
+             return dev + "system/message/messages" + (k ? "." + std::to_string(k - 1) : "");
+           });
     series(out, sid, "slogd_log", share(1) / d, 8 * MiB, "", [&](uint64_t k, const std::string&) {
       return dev + "slogd/slogdlog" + (k ? "." + std::to_string(k) : "");
     });
     // device-side app logs kept on the device (forwarding failed): 2 files x 512 KiB at most
     const std::string apid = std::to_string(94868 + 3011 * i);
-    series(out, sid, "device_app_log", share(1) / d, MiB / 2, "", [&](uint64_t, const std::string& ts) {
-      return dev + "application/run/device-app-" + apid + "/device-app-" + apid + "_" + ts + ".log";
-    });
+    series(out, sid, "device_app_log", share(1) / d, MiB / 2, "",
+           [&](uint64_t, const std::string& ts) {
+             return dev + "application/run/device-app-" + apid + "/device-app-" + apid + "_" + ts +
+                    ".log";
+           });
   }
   return out;
 }
@@ -559,10 +576,14 @@ uint64_t parse_size(const std::string& s) {
   const double v = std::stod(s, &pos);
   double mul = 1;
   const std::string unit = s.substr(pos);
-  if (unit == "K" || unit == "k" || unit == "KiB") mul = 1024.0;
-  else if (unit == "M" || unit == "m" || unit == "MiB") mul = 1024.0 * 1024;
-  else if (unit == "G" || unit == "g" || unit == "GiB") mul = 1024.0 * 1024 * 1024;
-  else if (!unit.empty() && unit != "B") throw std::invalid_argument("bad size: " + s);
+  if (unit == "K" || unit == "k" || unit == "KiB")
+    mul = 1024.0;
+  else if (unit == "M" || unit == "m" || unit == "MiB")
+    mul = 1024.0 * 1024;
+  else if (unit == "G" || unit == "g" || unit == "GiB")
+    mul = 1024.0 * 1024 * 1024;
+  else if (!unit.empty() && unit != "B")
+    throw std::invalid_argument("bad size: " + s);
   return static_cast<uint64_t>(v * mul);
 }
 
@@ -574,19 +595,22 @@ RuleSet load_rules(const fs::path& dir) {
 }
 
 int usage() {
-  std::cerr << "usage: bench_gen bundle DIR [--size 1G] [--hits 300] [--seed N] [--host NAME] [--devices 8]\n"
-               "       bench_gen fleet DIR [--nodes 200] [--node-size 2M] [--hits 4] [--seed N] [--devices 8]\n"
+  std::cerr << "usage: bench_gen bundle DIR [--size 1G] [--hits 300] [--seed N] [--host NAME] "
+               "[--devices 8]\n"
+               "       bench_gen fleet DIR [--nodes 200] [--node-size 2M] [--hits 4] [--seed N] "
+               "[--devices 8]\n"
                "       bench_gen patterns FILE\n"
                "       common: [--corpus DIR] [--rules DIR]\n";
   return 2;
 }
 
 void print_totals(const char* what, const Totals& t) {
-  std::printf("%s: %llu files, %llu bytes, %llu lines, %llu WARNING/ERROR (%.1f%%), %llu signature lines\n",
-              what, static_cast<unsigned long long>(t.members), static_cast<unsigned long long>(t.bytes),
-              static_cast<unsigned long long>(t.lines), static_cast<unsigned long long>(t.bad),
-              t.lines ? 100.0 * static_cast<double>(t.bad) / static_cast<double>(t.lines) : 0.0,
-              static_cast<unsigned long long>(t.injected));
+  std::printf(
+      "%s: %llu files, %llu bytes, %llu lines, %llu WARNING/ERROR (%.1f%%), %llu signature lines\n",
+      what, static_cast<unsigned long long>(t.members), static_cast<unsigned long long>(t.bytes),
+      static_cast<unsigned long long>(t.lines), static_cast<unsigned long long>(t.bad),
+      t.lines ? 100.0 * static_cast<double>(t.bad) / static_cast<double>(t.lines) : 0.0,
+      static_cast<unsigned long long>(t.injected));
 }
 
 }  // namespace
@@ -605,16 +629,26 @@ int main(int argc, char** argv) {
       const std::string a = argv[i];
       if (i + 1 >= argc) return usage();
       const std::string v = argv[++i];
-      if (a == "--size") size = parse_size(v);
-      else if (a == "--node-size") node_size = parse_size(v);
-      else if (a == "--hits") hits = std::stoll(v);
-      else if (a == "--seed") seed = std::stoull(v);
-      else if (a == "--nodes") nodes = std::stoi(v);
-      else if (a == "--devices") devices = std::max(1, std::stoi(v));
-      else if (a == "--host") host = v;
-      else if (a == "--corpus") corpus = v;
-      else if (a == "--rules") rules = v;
-      else return usage();
+      if (a == "--size")
+        size = parse_size(v);
+      else if (a == "--node-size")
+        node_size = parse_size(v);
+      else if (a == "--hits")
+        hits = std::stoll(v);
+      else if (a == "--seed")
+        seed = std::stoull(v);
+      else if (a == "--nodes")
+        nodes = std::stoi(v);
+      else if (a == "--devices")
+        devices = std::max(1, std::stoi(v));
+      else if (a == "--host")
+        host = v;
+      else if (a == "--corpus")
+        corpus = v;
+      else if (a == "--rules")
+        rules = v;
+      else
+        return usage();
     }
     const RuleSet rs = load_rules(rules);
     if (cmd == "patterns") {
@@ -644,7 +678,8 @@ int main(int argc, char** argv) {
     Generator gen(load_pools(corpus, *engine, &dropped), rs);
     Totals tot;
     if (cmd == "bundle") {
-      gen.write_bundle(out, plan(size, devices), host, hits < 0 ? 300 : static_cast<uint64_t>(hits), seed, tot);
+      gen.write_bundle(out, plan(size, devices), host, hits < 0 ? 300 : static_cast<uint64_t>(hits),
+                       seed, tot);
       print_totals(out.c_str(), tot);
     } else {
       for (int n = 0; n < nodes; ++n) {
@@ -652,7 +687,8 @@ int main(int argc, char** argv) {
         std::snprintf(name, sizeof name, "node-%03d", n);
         Totals t;
         gen.write_bundle(out / name, plan(node_size, devices), name,
-                         hits < 0 ? 4 : static_cast<uint64_t>(hits), seed * 1000003 + static_cast<uint64_t>(n), t);
+                         hits < 0 ? 4 : static_cast<uint64_t>(hits),
+                         seed * 1000003 + static_cast<uint64_t>(n), t);
         tot.members += t.members;
         tot.bytes += t.bytes;
         tot.lines += t.lines;

@@ -8,20 +8,21 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
-#include <exception>
-#include <functional>
-#include <mutex>
-#include <optional>
-#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
+#include "composite.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
@@ -31,7 +32,6 @@
 #include "faultline/parse/clock.hpp"
 #include "faultline/parse/parser.hpp"
 #include "faultline/tag/tag.hpp"
-#include "composite.hpp"
 #include "prepared.hpp"
 #include "rule_cache.hpp"
 #include "stats.hpp"
@@ -47,7 +47,9 @@ constexpr size_t kMaxAnchorsPerRoot = 8000;
 // Streaming zstd compression of a member's text (for --keep-raw), bounded by the compressed size.
 class Compressor {
  public:
-  Compressor() : cctx_(ZSTD_createCCtx()) { ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1); }
+  Compressor() : cctx_(ZSTD_createCCtx()) {
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1);
+  }
   ~Compressor() { ZSTD_freeCCtx(cctx_); }
   Compressor(const Compressor&) = delete;
   Compressor& operator=(const Compressor&) = delete;
@@ -172,8 +174,11 @@ class Handoff {
       std::unique_lock<std::mutex> lock(mu_);
       if (in_flight_ + b.bytes > kMaxInFlight && in_flight_ > 0 && !error_) {
         const auto t0 = std::chrono::steady_clock::now();
-        cv_space_.wait(lock, [&] { return in_flight_ + b.bytes <= kMaxInFlight || in_flight_ == 0 || error_; });
-        stats_.reader_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        cv_space_.wait(lock, [&] {
+          return in_flight_ + b.bytes <= kMaxInFlight || in_flight_ == 0 || error_;
+        });
+        stats_.reader_wait_s +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
       if (error_) {
         const std::exception_ptr e = error_;
@@ -196,7 +201,8 @@ class Handoff {
         if (queue_.empty() && !done_ && !stop_) {
           const auto t0 = std::chrono::steady_clock::now();
           cv_work_.wait(lock, [&] { return !queue_.empty() || done_ || stop_; });
-          stats_.writer_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          stats_.writer_wait_s +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
         if (stop_ || (queue_.empty() && done_)) break;
         b = std::move(queue_.front());
@@ -221,7 +227,6 @@ class Handoff {
     }
     stats_.writer_cpu_s = thread_cpu_seconds();
   }
-
 
   Stats& stats_;
   std::thread worker_;
@@ -253,8 +258,8 @@ struct Anchor {
 };
 
 struct RootInfo {
-  classify::HostHint best;      // strongest name hint
-  std::vector<Anchor> anchors;  // bounded
+  classify::HostHint best;            // strongest name hint
+  std::vector<Anchor> anchors;        // bounded
   int64_t reference_naive = kNoTime;  // newest fully dated host-local/UTC time seen
 };
 
@@ -273,10 +278,17 @@ std::string captures_json(const std::vector<std::pair<std::string, std::string>>
 class Pipeline final : public ingest::Visitor {
  public:
   Pipeline(store::Db& db, int64_t bundle, const Options& opts, const classify::Classifier& cls,
-           std::function<const classify::Classifier&()> section_cls, const tag::Engine* engine, Stats& stats,
-           Handoff& handoff)
-      : db_(db), bundle_(bundle), opts_(opts), cls_(cls), section_cls_(std::move(section_cls)),
-        engine_(engine), stats_(stats), handoff_(handoff), chunker_(opts.limits.max_line_bytes) {}
+           std::function<const classify::Classifier&()> section_cls, const tag::Engine* engine,
+           Stats& stats, Handoff& handoff)
+      : db_(db),
+        bundle_(bundle),
+        opts_(opts),
+        cls_(cls),
+        section_cls_(std::move(section_cls)),
+        engine_(engine),
+        stats_(stats),
+        handoff_(handoff),
+        chunker_(opts.limits.max_line_bytes) {}
 
   void warning(const Warning& w) override {
     handoff_.push([this, w] { write_warning(w); }, w.message.size());
@@ -497,7 +509,8 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
   std::string kind;
   bool classified = false;
   TimedReader timed(reader, stats_.read_s);
-  const auto st = chunker_.run(timed, [&](std::string_view chunk, uint32_t first_line, uint64_t offset) {
+  const auto st = chunker_.run(timed, [&](std::string_view chunk, uint32_t first_line,
+                                          uint64_t offset) {
     {
       ScopeTimer t(stats_.sha_s);
       sha.update(chunk);
@@ -531,10 +544,12 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
         // map hit end offsets to lines: walk the chunk's line starts once, in order
         std::vector<tag::Hit> raw;
         // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
-        const std::string_view scan_kind = kind == "text" ? std::string_view() : std::string_view(kind);
+        const std::string_view scan_kind =
+            kind == "text" ? std::string_view() : std::string_view(kind);
         engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { raw.push_back(h); });
         if (!raw.empty()) {
-          std::sort(raw.begin(), raw.end(), [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
+          std::sort(raw.begin(), raw.end(),
+                    [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
           size_t line_start = 0;
           uint32_t line_no = first_line;
           size_t hi = 0;
@@ -544,7 +559,8 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
             while (hi < raw.size() && raw[hi].end <= line_end + 1) {
               std::string_view line = chunk.substr(line_start, line_end - line_start);
               if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-              hits.push_back(HitLine{raw[hi].signature, line_no, offset + line_start, std::string(line)});
+              hits.push_back(
+                  HitLine{raw[hi].signature, line_no, offset + line_start, std::string(line)});
               ++hi;
             }
             line_start = line_end + 1;
@@ -588,8 +604,9 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
           const double rows0 = stats_.rows_s;
           if (m->parser && m->sink) m->parser->finish(*m->sink);
           if (m->sink) m->sink->flush_all();
-          stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tf).count() -
-                            (stats_.rows_s - rows0);
+          stats_.parse_s +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - tf).count() -
+              (stats_.rows_s - rows0);
         }
         row.size = st.bytes;
         row.sha256 = digest;
@@ -603,7 +620,8 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
         }
         if (m->whole_ok && row.kind != "binary" && st.bytes > 0) {
           ScopeTimer t(stats_.rows_s);
-          db_.add_member_text(m->id, m->whole, "plain");  // small members: whole, even with --keep-raw
+          db_.add_member_text(m->id, m->whole,
+                              "plain");  // small members: whole, even with --keep-raw
           row.text_stored = "whole";
         } else if (m->comp) {
           std::string z;
@@ -637,7 +655,8 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     const auto now = std::chrono::steady_clock::now();
     if (now - last_progress_ > std::chrono::milliseconds(250)) {
       last_progress_ = now;
-      std::fprintf(stderr, "\rfaultline: %llu files, %.1f MB read", static_cast<unsigned long long>(members_done_),
+      std::fprintf(stderr, "\rfaultline: %llu files, %.1f MB read",
+                   static_cast<unsigned long long>(members_done_),
                    static_cast<double>(bytes_done_) / 1e6);
       std::fflush(stderr);
     }
@@ -717,7 +736,8 @@ void apply_manifests(store::Db& db, int64_t bundle) {
 // fl_quality(id, ..., time_quality) -> quality. Rows of an unknown root keep their old value.
 // Both time functions resolve a row once (cached by id), whatever order SQLite calls them in.
 struct EventTimes {
-  std::map<std::string, std::pair<std::string, clock::ClockModel>, std::less<>> roots;  // root -> (name, model)
+  std::map<std::string, std::pair<std::string, clock::ClockModel>, std::less<>>
+      roots;  // root -> (name, model)
   int64_t id = 0;
   bool have = false;
   bool known = false;
@@ -725,7 +745,8 @@ struct EventTimes {
 
   const std::pair<std::string, clock::ClockModel>* root_of(sqlite3_value* v) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-    const std::string_view host = p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v))) : std::string_view();
+    const std::string_view host =
+        p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v))) : std::string_view();
     const auto it = roots.find(host);
     return it == roots.end() ? nullptr : &it->second;
   }
@@ -740,7 +761,8 @@ struct EventTimes {
     if (!known) return;
     RawTime t;
     const auto* c = reinterpret_cast<const char*>(sqlite3_value_text(argv[2]));
-    t.clock = clock_from(c ? std::string_view(c, static_cast<size_t>(sqlite3_value_bytes(argv[2]))) : std::string_view());
+    t.clock = clock_from(c ? std::string_view(c, static_cast<size_t>(sqlite3_value_bytes(argv[2])))
+                           : std::string_view());
     if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
       const Civil cv = ns_to_civil(sqlite3_value_int64(argv[3]));
       t.year = sqlite3_value_int(argv[4]) != 0 ? cv.year : 0;
@@ -754,7 +776,9 @@ struct EventTimes {
     if (sqlite3_value_type(argv[5]) != SQLITE_NULL) t.uptime_ns = sqlite3_value_int64(argv[5]);
     r = clock::resolve(rt->second, t);
   }
-  static EventTimes& of(sqlite3_context* c) { return *static_cast<EventTimes*>(sqlite3_user_data(c)); }
+  static EventTimes& of(sqlite3_context* c) {
+    return *static_cast<EventTimes*>(sqlite3_user_data(c));
+  }
   static void sql_host(sqlite3_context* c, int, sqlite3_value** argv) {
     const auto* rt = of(c).root_of(argv[0]);
     if (rt == nullptr) {
@@ -766,9 +790,12 @@ struct EventTimes {
   static void sql_time(sqlite3_context* c, int, sqlite3_value** argv) {
     EventTimes& e = of(c);
     e.resolve_row(argv);
-    if (!e.known) sqlite3_result_value(c, argv[6]);
-    else if (e.r.ns == kNoTime) sqlite3_result_null(c);
-    else sqlite3_result_int64(c, e.r.ns);
+    if (!e.known)
+      sqlite3_result_value(c, argv[6]);
+    else if (e.r.ns == kNoTime)
+      sqlite3_result_null(c);
+    else
+      sqlite3_result_int64(c, e.r.ns);
   }
   static void sql_quality(sqlite3_context* c, int, sqlite3_value** argv) {
     EventTimes& e = of(c);
@@ -802,8 +829,12 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       source = "joined";
     } else if (name.empty()) {
       // fall back to the bundle's name without extensions, then "host"
-      std::string n = root.empty() ? bundle_name : root.substr(root.find_last_of("/!") == std::string::npos ? 0 : root.find_last_of("/!") + 1);
-      for (const char* ext : {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
+      std::string n = root.empty() ? bundle_name
+                                   : root.substr(root.find_last_of("/!") == std::string::npos
+                                                     ? 0
+                                                     : root.find_last_of("/!") + 1);
+      for (const char* ext :
+           {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
         if (n.size() > std::strlen(ext) && n.substr(n.size() - std::strlen(ext)) == ext) {
           n = n.substr(0, n.size() - std::strlen(ext));
           break;
@@ -844,21 +875,26 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     const std::vector<std::string>& host_roots = host_entry.second;
     clock::HostInputs in;
     sqlite3_stmt* s = nullptr;
-    sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
-                          "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
-                       -1, &s, nullptr);
+    sqlite3_prepare_v2(
+        h,
+        "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
+        "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
+        -1, &s, nullptr);
     sqlite3_bind_int64(s, 1, bundle);
     sqlite3_bind_text(s, 2, name.c_str(), -1, SQLITE_TRANSIENT);
     while (sqlite3_step(s) == SQLITE_ROW) {
       const std::string n = col_text(s, 0), v = col_text(s, 1);
       if (n == "host.boot_time" && !in.boot_time_ns) {
-        if (auto secs = text::to_int<int64_t>(text::trim(v)); secs && *secs >= 0 && *secs < 9'000'000'000LL)
+        if (auto secs = text::to_int<int64_t>(text::trim(v));
+            secs && *secs >= 0 && *secs < 9'000'000'000LL)
           in.boot_time_ns = *secs * 1'000'000'000;  // (range: no overflow on hostile values)
       } else if (n == "host.timezone" && !in.zone_offset_s) {
         // "+0800", "CST", "Asia/Shanghai (CST, +0800)"
         for (auto part : text::split_ws(v)) {
           std::string p(part);
-          p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == '(' || c == ')' || c == ','; }), p.end());
+          p.erase(std::remove_if(p.begin(), p.end(),
+                                 [](char c) { return c == '(' || c == ')' || c == ','; }),
+                  p.end());
           if (auto z = parse_zone(p)) {
             in.zone_offset_s = *z;
             if (p[0] == '+' || p[0] == '-') break;
@@ -877,33 +913,41 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
         in.reference_ns = roots[root].reference_naive;
     // anchors: (wall, uptime) pairs and epoch payloads; year-less ones dated from the reference
     for (const auto& root : host_roots)
-    for (const Anchor& an : roots[root].anchors) {
-      if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
-      int year = an.t.year;
-      if (year == 0) {
-        if (!in.reference_ns) continue;
-        year = clock::infer_year(an.t, *in.reference_ns);
+      for (const Anchor& an : roots[root].anchors) {
+        if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
+        int year = an.t.year;
+        if (year == 0) {
+          if (!in.reference_ns) continue;
+          year = clock::infer_year(an.t, *in.reference_ns);
+        }
+        const int64_t wall = clock::naive_ns(an.t, year);
+        if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
+        if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
       }
-      const int64_t wall = clock::naive_ns(an.t, year);
-      if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
-      if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
-    }
     const clock::ClockModel model = clock::fit(in);
 
     sqlite3_stmt* ins = nullptr;
-    sqlite3_prepare_v2(h, "INSERT INTO clocks(bundle_id,host,clock,offset_ns,method,detail) VALUES(?,?,?,?,?,?)", -1, &ins, nullptr);
-    auto add_clock = [&](const char* c, std::optional<int64_t> off, const std::string& method, const std::string& detail) {
+    sqlite3_prepare_v2(
+        h, "INSERT INTO clocks(bundle_id,host,clock,offset_ns,method,detail) VALUES(?,?,?,?,?,?)",
+        -1, &ins, nullptr);
+    auto add_clock = [&](const char* c, std::optional<int64_t> off, const std::string& method,
+                         const std::string& detail) {
       sqlite3_bind_int64(ins, 1, bundle);
       sqlite3_bind_text(ins, 2, name.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(ins, 3, c, -1, SQLITE_STATIC);
-      if (off) sqlite3_bind_int64(ins, 4, *off); else sqlite3_bind_null(ins, 4);
+      if (off)
+        sqlite3_bind_int64(ins, 4, *off);
+      else
+        sqlite3_bind_null(ins, 4);
       sqlite3_bind_text(ins, 5, method.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(ins, 6, detail.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_step(ins);
       sqlite3_reset(ins);
     };
-    add_clock("host_local", model.host_local_offset_ns, model.host_local_method, std::string(to_string(model.host_local_quality)));
-    add_clock("uptime", model.boot_ns, model.boot_method.empty() ? "unknown" : model.boot_method, "boot time (UTC ns)");
+    add_clock("host_local", model.host_local_offset_ns, model.host_local_method,
+              std::string(to_string(model.host_local_quality)));
+    add_clock("uptime", model.boot_ns, model.boot_method.empty() ? "unknown" : model.boot_method,
+              "boot time (UTC ns)");
     add_clock("device_local", model.device_local_offset_ns, model.device_local_method, "");
     add_clock("device_syslog", model.device_syslog_offset_ns, model.device_syslog_method, "");
     sqlite3_finalize(ins);
@@ -920,15 +964,19 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       if (m != models.end()) ctx.roots.emplace(root, std::make_pair(name, m->second));
     }
     const int flags = SQLITE_UTF8;
-    sqlite3_create_function_v2(h, "fl_host", 1, flags, &ctx, &EventTimes::sql_host, nullptr, nullptr, nullptr);
-    sqlite3_create_function_v2(h, "fl_time", 7, flags, &ctx, &EventTimes::sql_time, nullptr, nullptr, nullptr);
-    sqlite3_create_function_v2(h, "fl_quality", 7, flags, &ctx, &EventTimes::sql_quality, nullptr, nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_host", 1, flags, &ctx, &EventTimes::sql_host, nullptr,
+                               nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_time", 7, flags, &ctx, &EventTimes::sql_time, nullptr,
+                               nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_quality", 7, flags, &ctx, &EventTimes::sql_quality, nullptr,
+                               nullptr, nullptr);
     sqlite3_stmt* upd = nullptr;
     const int rc = sqlite3_prepare_v2(
         h,
         "UPDATE events SET host=fl_host(host), "
         "time_ns=fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns), "
-        "time_quality=fl_quality(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_quality) "
+        "time_quality=fl_quality(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, "
+        "time_quality) "
         "WHERE bundle_id=?",
         -1, &upd, nullptr);
     std::string err;
@@ -940,7 +988,8 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     }
     sqlite3_finalize(upd);
     for (const char* f : {"fl_host", "fl_time", "fl_quality"})
-      sqlite3_create_function_v2(h, f, f[3] == 'h' ? 1 : 7, flags, nullptr, nullptr, nullptr, nullptr, nullptr);
+      sqlite3_create_function_v2(h, f, f[3] == 'h' ? 1 : 7, flags, nullptr, nullptr, nullptr,
+                                 nullptr, nullptr);
     if (!err.empty()) throw store::StoreError("setting event times: " + err);
   }
   if (own_tx) db.commit();
@@ -980,8 +1029,10 @@ Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
 
 std::filesystem::path default_cache_dir() {
   if (const char* x = std::getenv("FAULTLINE_CACHE_DIR"); x && *x) return x;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "faultline";
-  if (const char* hm = std::getenv("HOME"); hm && *hm) return std::filesystem::path(hm) / ".cache" / "faultline";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::filesystem::path(x) / "faultline";
+  if (const char* hm = std::getenv("HOME"); hm && *hm)
+    return std::filesystem::path(hm) / ".cache" / "faultline";
   return {};
 }
 
@@ -1007,7 +1058,8 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   try {
     std::vector<std::vector<RuleFile>> roots;
     roots.push_back(rules_under(embedded_rules(), "signatures/"));
-    for (const auto& d : opts.rule_dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+    for (const auto& d : opts.rule_dirs)
+      roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
     // the parsed packs are cached next to the compiled database (rule_cache.hpp)
     const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
     if (auto cached = load_cached_rules(cache, key)) {
@@ -1079,7 +1131,8 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   Handoff handoff(threaded, stats);
   auto section_cls = [&prepared, &cls, threaded]() -> const classify::Classifier& {
     if (!threaded) return cls;
-    if (!prepared.section_cls) prepared.section_cls = std::make_unique<classify::Classifier>(prepared.classify_rules);
+    if (!prepared.section_cls)
+      prepared.section_cls = std::make_unique<classify::Classifier>(prepared.classify_rules);
     return *prepared.section_cls;
   };
   Pipeline pipe(db, bundle_id, opts, cls, section_cls, engine, stats, handoff);
@@ -1111,7 +1164,8 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   }
   {
     ScopeTimer t(stats.commit_index_s);
-    db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
+    db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members,
+                   out.ingest.bytes);
   }
   t_store.stop();
 
@@ -1119,7 +1173,8 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files());
   t_corr.stop();
   db.mark_complete(bundle_id);
-  stats.wall_s = stats.rules.wall + std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  stats.wall_s = stats.rules.wall +
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   stats.cpu_s = stats.rules.cpu + cpu_seconds() - cpu_start;
   if (opts.stats) print_stats(stats, out.ingest);
   return out;

@@ -1,4 +1,6 @@
 // The `fleet` job: many node bundles of one job, analysed in parallel, merged into one database.
+#include "faultline/correlate/fleet.hpp"
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -13,7 +15,6 @@
 #include <thread>
 
 #include "faultline/app/app.hpp"
-#include "faultline/correlate/fleet.hpp"
 #include "prepared.hpp"
 #include "stats.hpp"
 
@@ -24,8 +25,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_archive_name(const std::string& n) {
-  for (const char* e : {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz", ".tar.bz2",
-                        ".zip", ".gz", ".zst", ".xz"})
+  for (const char* e : {".tar", ".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar.xz", ".txz",
+                        ".tar.bz2", ".zip", ".gz", ".zst", ".xz"})
     if (n.size() > std::strlen(e) && n.compare(n.size() - std::strlen(e), std::strlen(e), e) == 0)
       return true;
   return false;
@@ -55,9 +56,9 @@ int64_t scalar(sqlite3* db, const std::string& sql) {
 
 // Tables in foreign-key order, and which table each id column points at.
 const std::vector<std::string>& tables() {
-  static const std::vector<std::string> t = {"bundles",  "hosts",    "members",  "member_text",
-                                             "events",   "hits",     "facts",    "warnings",
-                                             "clocks",   "findings", "finding_evidence", "timeline"};
+  static const std::vector<std::string> t = {
+      "bundles", "hosts",    "members", "member_text", "events",           "hits",
+      "facts",   "warnings", "clocks",  "findings",    "finding_evidence", "timeline"};
   return t;
 }
 
@@ -144,7 +145,8 @@ std::vector<int64_t> merge_database(store::Db& db, const fs::path& src) {
     }
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(h, "SELECT id FROM src.bundles ORDER BY id", -1, &s, nullptr);
-    while (sqlite3_step(s) == SQLITE_ROW) ids.push_back(sqlite3_column_int64(s, 0) + off["bundles"]);
+    while (sqlite3_step(s) == SQLITE_ROW)
+      ids.push_back(sqlite3_column_int64(s, 0) + off["bundles"]);
     sqlite3_finalize(s);
     db.commit();
   } catch (...) {
@@ -167,11 +169,13 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   std::atomic<size_t> done{0};
   std::atomic<uint64_t> bytes{0};
   std::mutex merge_mu;
-  std::map<std::string, size_t> merged_sha;  // sha256 -> input index (same content twice in one run)
+  std::map<std::string, size_t>
+      merged_sha;  // sha256 -> input index (same content twice in one run)
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = cpu_seconds();
   std::mutex stats_mu;
-  double prepare_s = 0, analyze_s = 0, merge_s = 0, merge_wait_s = 0, merge_cpu_s = 0, analyze_cpu_s = 0;
+  double prepare_s = 0, analyze_s = 0, merge_s = 0, merge_wait_s = 0, merge_cpu_s = 0,
+         analyze_cpu_s = 0;
   unsigned prepares = 0;
   const bool tty = opts.progress;
 
@@ -202,9 +206,10 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     if (!run_cache.empty()) o.cache_dir = run_cache;
     o.progress = false;
     o.stats = false;
-    o.pipeline_threads = false;  // one thread per bundle: the workers are the parallelism
+    o.pipeline_threads = false;          // one thread per bundle: the workers are the parallelism
     std::unique_ptr<Prepared> prepared;  // rules, classifier and engine: once per worker
-    double my_prepare = 0, my_analyze = 0, my_merge = 0, my_wait = 0, my_merge_cpu = 0, my_analyze_cpu = 0;
+    double my_prepare = 0, my_analyze = 0, my_merge = 0, my_wait = 0, my_merge_cpu = 0,
+           my_analyze_cpu = 0;
     unsigned my_prepares = 0;
     // An empty database with the schema, created once per worker and copied for each bundle:
     // creating one costs a few journal transactions, each with its fsyncs.
@@ -254,8 +259,9 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
           // replace the first one's rows. Keep the first input in input order (whichever worker
           // finishes first) and report the other one.
           auto dup = [&](size_t kept, size_t dropped) {
-            errors[dropped] = bundles[dropped].string() + ": same content (sha256 " + r.ingest.sha256.substr(0, 12) +
-                              "...) as " + bundles[kept].string() + ": analysed once";
+            errors[dropped] = bundles[dropped].string() + ": same content (sha256 " +
+                              r.ingest.sha256.substr(0, 12) + "...) as " + bundles[kept].string() +
+                              ": analysed once";
           };
           auto it = merged_sha.find(r.ingest.sha256);
           if (it == merged_sha.end()) {
@@ -284,8 +290,8 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
         const double rate = secs > 0 ? static_cast<double>(d) / secs : 0;
         const double eta = rate > 0 ? static_cast<double>(bundles.size() - d) / rate : 0;
         std::fprintf(stderr, "\rfaultline fleet: %zu/%zu bundles, %.1f MB/s, ETA %.0f s   ", d,
-                     bundles.size(), secs > 0 ? static_cast<double>(bytes.load()) / 1e6 / secs : 0.0,
-                     eta);
+                     bundles.size(),
+                     secs > 0 ? static_cast<double>(bytes.load()) / 1e6 / secs : 0.0, eta);
         std::fflush(stderr);
       }
     }
@@ -316,7 +322,8 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     if (!errors[i].empty()) {
       out.failures.push_back({bundles[i].string(), errors[i]});
       // a row for the broken bundle, so that the fleet report lists it with the reason
-      const int64_t b = db.begin_bundle({bundles[i].string(), bundles[i].filename().string(), "{}"});
+      const int64_t b =
+          db.begin_bundle({bundles[i].string(), bundles[i].filename().string(), "{}"});
       db.add_warning(b, Warning{"", errors[i]});
       db.finish_load(b, "failed:" + bundles[i].string(), 0, 0, 0);
       db.mark_failed(b, errors[i]);
@@ -334,20 +341,27 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     }
   }
   if (opts.stats) {
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double mb = static_cast<double>(bytes.load()) / 1e6;
     std::fprintf(stderr, "faultline fleet stats:\n");
-    std::fprintf(stderr, "  input      %zu bundles (%zu failed), %.1f MB uncompressed, %u worker(s)\n",
+    std::fprintf(stderr,
+                 "  input      %zu bundles (%zu failed), %.1f MB uncompressed, %u worker(s)\n",
                  bundles.size(), out.failures.size(), mb, jobs);
-    std::fprintf(stderr, "  prepare    %8.3f s  rules + classifier + signature database, %u time(s) (once per worker)\n",
+    std::fprintf(stderr,
+                 "  prepare    %8.3f s  rules + classifier + signature database, %u time(s) (once "
+                 "per worker)\n",
                  prepare_s, prepares);
-    std::fprintf(stderr, "  analyze    %8.3f s  wall, %.3f s CPU, sum over workers (%.1f ms per bundle)\n",
+    std::fprintf(stderr,
+                 "  analyze    %8.3f s  wall, %.3f s CPU, sum over workers (%.1f ms per bundle)\n",
                  analyze_s, analyze_cpu_s,
                  bundles.empty() ? 0.0 : 1000.0 * analyze_s / static_cast<double>(bundles.size()));
-    std::fprintf(stderr, "  merge      %8.3f s  wall, %.3f s CPU, into the fleet database one at a time (%.3f s waited for the lock)\n",
+    std::fprintf(stderr,
+                 "  merge      %8.3f s  wall, %.3f s CPU, into the fleet database one at a time "
+                 "(%.3f s waited for the lock)\n",
                  merge_s, merge_cpu_s, merge_wait_s);
-    std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n", wall,
-                 cpu_seconds() - cpu0, wall > 0 ? mb / wall : 0.0, peak_rss_kb() / 1024);
+    std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n",
+                 wall, cpu_seconds() - cpu0, wall > 0 ? mb / wall : 0.0, peak_rss_kb() / 1024);
   }
   return out;
 }

@@ -16,12 +16,12 @@ namespace faultline::app {
 struct Prepared {
   Rules rules;
   std::vector<RuleFile> classify_rules;
-  std::unique_ptr<classify::Classifier> cls;          // members (the reading thread)
+  std::unique_ptr<classify::Classifier> cls;  // members (the reading thread)
   // composite files' sections when the pass runs on two threads (a Classifier keeps PCRE2 match
   // data: one per thread), built by the writing thread at the first composite file
   std::unique_ptr<classify::Classifier> section_cls;
-  std::unique_ptr<tag::Engine> engine;                // null when there are no signatures
-  Span span;                                          // what preparing cost
+  std::unique_ptr<tag::Engine> engine;  // null when there are no signatures
+  Span span;                            // what preparing cost
 };
 
 // Loads the rules (embedded + opts.rule_dirs), the classifiers and the signature database

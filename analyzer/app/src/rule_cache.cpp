@@ -23,8 +23,10 @@ namespace {
 constexpr std::string_view kMagic = "faultline-rules\n";
 constexpr uint32_t kVersion = 1;
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(tag::Signature) == 408, "tag::Signature changed: update rule_cache.cpp (and kVersion)");
-static_assert(sizeof(tag::Example) == 64, "tag::Example changed: update rule_cache.cpp (and kVersion)");
+static_assert(sizeof(tag::Signature) == 408,
+              "tag::Signature changed: update rule_cache.cpp (and kVersion)");
+static_assert(sizeof(tag::Example) == 64,
+              "tag::Example changed: update rule_cache.cpp (and kVersion)");
 #endif
 
 class Writer {
@@ -112,7 +114,9 @@ std::string exe_identity() {
   return o.str();
 }
 
-fs::path cache_file(const fs::path& dir, const std::string& key) { return dir / (key + ".rules"); }
+fs::path cache_file(const fs::path& dir, const std::string& key) {
+  return dir / (key + ".rules");
+}
 
 }  // namespace
 

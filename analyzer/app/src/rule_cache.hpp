@@ -24,11 +24,13 @@ namespace faultline::app {
 std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots);
 
 // The cached RuleSet for key, or nullopt (missing, damaged, or another key).
-std::optional<tag::RuleSet> load_cached_rules(const std::filesystem::path& dir, const std::string& key);
+std::optional<tag::RuleSet> load_cached_rules(const std::filesystem::path& dir,
+                                              const std::string& key);
 
 // Writes the RuleSet for key (temporary file + rename) and removes all but the 3 newest other
 // *.rules files of dir. Failures are ignored: the cache is an optimisation only.
-void store_cached_rules(const std::filesystem::path& dir, const std::string& key, const tag::RuleSet& rs);
+void store_cached_rules(const std::filesystem::path& dir, const std::string& key,
+                        const tag::RuleSet& rs);
 
 // For tests: the serialized form and back.
 std::string serialize_rules(const tag::RuleSet& rs);

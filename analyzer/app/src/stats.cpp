@@ -28,10 +28,13 @@ long peak_rss_kb() {
 
 namespace {
 
-double rate(double mb, double s) { return s > 0 ? mb / s : 0.0; }
+double rate(double mb, double s) {
+  return s > 0 ? mb / s : 0.0;
+}
 
 void span(const char* name, const Span& s, double mb, const char* note) {
-  std::fprintf(stderr, "  %-12s %8.3f %8.3f %8.0f  %s\n", name, s.wall, s.cpu, rate(mb, s.wall), note);
+  std::fprintf(stderr, "  %-12s %8.3f %8.3f %8.0f  %s\n", name, s.wall, s.cpu, rate(mb, s.wall),
+               note);
 }
 
 void part(const char* name, double wall, double mb, const char* note) {
@@ -44,13 +47,15 @@ void print_stats(const Stats& s, const ingest::Result& r) {
   const double mb = static_cast<double>(s.bytes) / 1e6;
   auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
   std::fprintf(stderr, "faultline stats:\n");
-  std::fprintf(stderr, "  input      %.1f MB uncompressed in %llu files, %llu lines (bundle %.1f MB)\n",
-               mb, u(s.members), u(s.lines), static_cast<double>(r.size) / 1e6);
-  std::fprintf(stderr, "  rows       %llu events, %llu hits, %llu facts, %llu warnings\n", u(s.events),
-               u(s.hits), u(s.facts), u(r.warnings));
+  std::fprintf(stderr,
+               "  input      %.1f MB uncompressed in %llu files, %llu lines (bundle %.1f MB)\n", mb,
+               u(s.members), u(s.lines), static_cast<double>(r.size) / 1e6);
+  std::fprintf(stderr, "  rows       %llu events, %llu hits, %llu facts, %llu warnings\n",
+               u(s.events), u(s.hits), u(s.facts), u(r.warnings));
   std::fprintf(stderr, "  %-12s %8s %8s %8s\n", "stage", "wall s", "cpu s", "MB/s");
   span("rules", s.rules, 0, "rule files + signature database (compiled or cached)");
-  span("ingest", s.ingest, mb, s.threads > 1 ? "streaming pass, reading + writing thread:" : "streaming pass, one thread:");
+  span("ingest", s.ingest, mb,
+       s.threads > 1 ? "streaming pass, reading + writing thread:" : "streaming pass, one thread:");
   const double reader = s.read_s + s.sha_s + s.tag_s;
   const double writer = s.parse_s + s.rows_s + s.raw_s;
   part("read", s.read_s, mb, "reading: decompress / read members");
@@ -65,10 +70,13 @@ void print_stats(const Stats& s, const ingest::Result& r) {
     part("raw", s.raw_s, mb, note);
   }
   if (s.threads > 1) {
-    part("rd wait", s.reader_wait_s, 0, "reading thread blocked on a full queue (writing is behind)");
+    part("rd wait", s.reader_wait_s, 0,
+         "reading thread blocked on a full queue (writing is behind)");
     part("wr wait", s.writer_wait_s, 0, "writing thread idle (reading is behind)");
-    std::fprintf(stderr, "    %-10s %8s %8.3f %8s  %s\n", "rd cpu", "", s.reader_cpu_s, "", "reading thread CPU, whole run");
-    std::fprintf(stderr, "    %-10s %8s %8.3f %8s  %s\n", "wr cpu", "", s.writer_cpu_s, "", "writing thread CPU");
+    std::fprintf(stderr, "    %-10s %8s %8.3f %8s  %s\n", "rd cpu", "", s.reader_cpu_s, "",
+                 "reading thread CPU, whole run");
+    std::fprintf(stderr, "    %-10s %8s %8.3f %8s  %s\n", "wr cpu", "", s.writer_cpu_s, "",
+                 "writing thread CPU");
   } else {
     part("other", s.ingest.wall - reader - writer, 0, "classify, line split, bookkeeping");
   }
@@ -76,8 +84,8 @@ void print_stats(const Stats& s, const ingest::Result& r) {
   part("index", s.commit_index_s, 0, "commit, indexes, replace an older load");
   part("clocks", s.clocks_s, 0, "manifests, host names, clock fits, event times");
   span("correlate", s.correlate, 0, "");
-  std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n", s.wall_s,
-               s.cpu_s, rate(mb, s.wall_s), peak_rss_kb() / 1024);
+  std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n",
+               s.wall_s, s.cpu_s, rate(mb, s.wall_s), peak_rss_kb() / 1024);
 }
 
 }  // namespace faultline::app

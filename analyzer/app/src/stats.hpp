@@ -17,29 +17,29 @@ struct Span {
 
 struct Stats {
   double wall_s = 0, cpu_s = 0;
-  Span rules;      // load the rule files, compile or load the cached signature database
-  Span ingest;     // the whole streaming pass (decompress + classify + scan + parse + rows)
-  Span store;      // commit, indexes, manifests, host names, clocks
+  Span rules;   // load the rule files, compile or load the cached signature database
+  Span ingest;  // the whole streaming pass (decompress + classify + scan + parse + rows)
+  Span store;   // commit, indexes, manifests, host names, clocks
   Span correlate;
   // Inside the streaming pass (one thread: CPU ~ wall). Wall seconds.
-  double read_s = 0;      // MemberReader::read: decompression (archives) or file reads
-  double sha_s = 0;       // sha256 of every member
-  double tag_s = 0;       // Hyperscan scans + mapping hits to lines
-  double parse_s = 0;     // parsers (rows excluded)
-  double rows_s = 0;      // SQLite inserts during the pass (members, events, hits, facts, text)
-  double raw_s = 0;       // --keep-raw: zstd compression of member text
+  double read_s = 0;   // MemberReader::read: decompression (archives) or file reads
+  double sha_s = 0;    // sha256 of every member
+  double tag_s = 0;    // Hyperscan scans + mapping hits to lines
+  double parse_s = 0;  // parsers (rows excluded)
+  double rows_s = 0;   // SQLite inserts during the pass (members, events, hits, facts, text)
+  double raw_s = 0;    // --keep-raw: zstd compression of member text
   // Inside store (wall seconds).
   double commit_index_s = 0;  // commit of the bulk load + index build + replacing an older load
   double clocks_s = 0;        // manifests, host names, clock fits, event times
   // Threads of the streaming pass: the reading thread (walk, decompression, sha256, classify, tag)
   // hands chunks to the writing thread (parsers, rows). Waits say which one is the bottleneck.
   int threads = 1;
-  double reader_wait_s = 0;   // reading thread blocked: the writing thread is behind
-  double writer_wait_s = 0;   // writing thread idle: the reading thread is behind
-  double reader_cpu_s = 0;    // thread CPU time of the reading thread (the caller), whole run so far
-  double writer_cpu_s = 0;    // thread CPU time of the writing thread
+  double reader_wait_s = 0;  // reading thread blocked: the writing thread is behind
+  double writer_wait_s = 0;  // writing thread idle: the reading thread is behind
+  double reader_cpu_s = 0;   // thread CPU time of the reading thread (the caller), whole run so far
+  double writer_cpu_s = 0;   // thread CPU time of the writing thread
   uint64_t members = 0, bytes = 0, lines = 0, events = 0, hits = 0, facts = 0;
-  uint64_t raw_bytes = 0;     // compressed member text stored (--keep-raw)
+  uint64_t raw_bytes = 0;  // compressed member text stored (--keep-raw)
   std::map<std::string, uint64_t> kinds;
 };
 
@@ -66,7 +66,9 @@ class SpanTimer {
 class ScopeTimer {
  public:
   explicit ScopeTimer(double& acc) : acc_(acc), t0_(std::chrono::steady_clock::now()) {}
-  ~ScopeTimer() { acc_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  ~ScopeTimer() {
+    acc_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  }
   ScopeTimer(const ScopeTimer&) = delete;
   ScopeTimer& operator=(const ScopeTimer&) = delete;
 

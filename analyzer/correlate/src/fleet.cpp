@@ -24,10 +24,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
-#include <tuple>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "faultline/core/time.hpp"
 #include "sql.hpp"
@@ -40,10 +40,10 @@ using J = nlohmann::json;
 
 constexpr int64_t kSec = 1'000'000'000;
 constexpr size_t kMaxRowsPerSignature = 20000;  // per bundle: bounds memory on huge fleets
-constexpr int64_t kDefaultExecTimeout = 1836;    // CANN 8.x default (log-formats.md §8.1)
+constexpr int64_t kDefaultExecTimeout = 1836;   // CANN 8.x default (log-formats.md §8.1)
 constexpr int64_t kDefaultConnectTimeout = 120;
-constexpr int64_t kOffsetApplyNs = 2 * kSec;     // below this, offsets are within event precision
-constexpr size_t kMaxBroadcastLines = 16;        // one line per reporting host, at most this many
+constexpr int64_t kOffsetApplyNs = 2 * kSec;  // below this, offsets are within event precision
+constexpr size_t kMaxBroadcastLines = 16;     // one line per reporting host, at most this many
 constexpr size_t kMaxTextChars = 600;
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +83,8 @@ std::optional<int64_t> parse_dash_time(std::string_view s) {
   if (s.size() < 19) return std::nullopt;
   const int y = digits(s, 0, 4), mo = digits(s, 5, 2), d = digits(s, 8, 2), h = digits(s, 11, 2),
             mi = digits(s, 14, 2), se = digits(s, 17, 2);
-  if (y < 1971 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || se < 0) return std::nullopt;
+  if (y < 1971 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || se < 0)
+    return std::nullopt;
   int64_t nanos = 0;
   // .mmm.uuu
   if (s.size() >= 23 && s[19] == '.') {
@@ -112,7 +113,8 @@ std::optional<int64_t> parse_ctime(std::string_view s) {
   const auto day = to_i64(std::string(parts[2]));
   const auto year = to_i64(std::string(parts[4]));
   const int h = digits(parts[3], 0, 2), mi = digits(parts[3], 3, 2), se = digits(parts[3], 6, 2);
-  if (!mon || !day || !year || *year < 1971 || *year > 2200 || h < 0 || mi < 0 || se < 0) return std::nullopt;
+  if (!mon || !day || !year || *year < 1971 || *year > 2200 || h < 0 || mi < 0 || se < 0)
+    return std::nullopt;
   return civil_to_ns(static_cast<int>(*year), *mon, static_cast<int>(*day), h, mi, se, 0);
 }
 
@@ -160,10 +162,14 @@ int hb_priority(const std::string& type) {
 
 const char* hb_status_name(int p) {
   switch (p) {
-    case 3: return "ERROR CQE";
-    case 2: return "STUCK";
-    case 1: return "LOST";
-    default: return "abnormal";
+    case 3:
+      return "ERROR CQE";
+    case 2:
+      return "STUCK";
+    case 1:
+      return "LOST";
+    default:
+      return "abnormal";
   }
 }
 
@@ -172,15 +178,29 @@ const char* hb_status_name(int p) {
 // the host itself (device, driver, kernel, memory, ECC, link, ...).
 bool collective_signature(const std::string& s) {
   static const std::set<std::string> fault_exceptions = {"train.npu_out_of_memory"};
-  static const std::set<std::string> observed = {
-      "torch_npu.err_code",        "torch_npu.npu_function_error", "torch_npu.error_hint",
-      "torch_npu.hccl_error_in",   "torch_npu.cpp_exception_origin", "torch_npu.shutdown_sync_failed",
-      "torch_npu.force_stop",      "torch_npu.compact_cann_error", "torch_npu.inner_error_exit",
-      "cann.error_block",          "cann.ei_inner_error",          "cann.report_error_module",
-      "cann.generic_inner_error",  "runtime.stream_sync_failed",   "runtime.stream_sync_task_timeout",
-      "runtime.device_sync_task_timeout", "runtime.stream_sync_timeout", "runtime.api_error_code",
-      "runtime.func_error_reason", "runtime.failure_abort",        "runtime.peek_last_error",
-      "acl.error_107020",          "acl.runtime_result_error"};
+  static const std::set<std::string> observed = {"torch_npu.err_code",
+                                                 "torch_npu.npu_function_error",
+                                                 "torch_npu.error_hint",
+                                                 "torch_npu.hccl_error_in",
+                                                 "torch_npu.cpp_exception_origin",
+                                                 "torch_npu.shutdown_sync_failed",
+                                                 "torch_npu.force_stop",
+                                                 "torch_npu.compact_cann_error",
+                                                 "torch_npu.inner_error_exit",
+                                                 "cann.error_block",
+                                                 "cann.ei_inner_error",
+                                                 "cann.report_error_module",
+                                                 "cann.generic_inner_error",
+                                                 "runtime.stream_sync_failed",
+                                                 "runtime.stream_sync_task_timeout",
+                                                 "runtime.device_sync_task_timeout",
+                                                 "runtime.stream_sync_timeout",
+                                                 "runtime.api_error_code",
+                                                 "runtime.func_error_reason",
+                                                 "runtime.failure_abort",
+                                                 "runtime.peek_last_error",
+                                                 "acl.error_107020",
+                                                 "acl.runtime_result_error"};
   if (fault_exceptions.count(s) != 0) return false;
   if (s.rfind("hccl.", 0) == 0 || s.rfind("train.", 0) == 0 || s.rfind("env.", 0) == 0) return true;
   return observed.count(s) != 0;
@@ -193,7 +213,9 @@ bool hccl_error_signature(const std::string& s) {
   return s.rfind("hccl.", 0) == 0 && info.count(s) == 0;
 }
 
-bool host_clock(const std::string& clock) { return clock == "host_local" || clock == "utc" || clock == "uptime"; }
+bool host_clock(const std::string& clock) {
+  return clock == "host_local" || clock == "utc" || clock == "uptime";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Rows read from the database
@@ -230,7 +252,8 @@ struct EventR {
   std::optional<int64_t> t, rank, device, pid;
   std::vector<std::string> sigs;
   [[nodiscard]] bool fault() const {
-    return std::any_of(sigs.begin(), sigs.end(), [](const std::string& s) { return !collective_signature(s); });
+    return std::any_of(sigs.begin(), sigs.end(),
+                       [](const std::string& s) { return !collective_signature(s); });
   }
   // The most specific fault signature of the line (catch-alls such as driver.kernel_error last).
   [[nodiscard]] std::string main_sig() const {
@@ -261,25 +284,28 @@ struct EventR {
 
 const std::vector<std::string>& fleet_signatures() {
   static const std::vector<std::string> s = {
-      "hccl.heartbeat_abnormal", "hccl.heartbeat_crimer",   "hccl.notify_wait_timeout",
-      "hccl.task_failed_group_rank", "hccl.task_failed_op_data", "hccl.socket_timeout",
-      "hccl.topo_exchange_timeout", "hccl.roce_error_cqe",  "hccl.link_error_info",
-      "hccl.transport_init_error", "hccl.connect_detect_result", "hccl.comm_init_entry",
-      "hccl.local_rank_info",    "hccl.env_setting",        "hccl.cluster_info_recv_failed",
-      "hccl.op_error",           "hccl.fftsplus_timeout",   "hccl.sdma_exception",
-      "hccl.comm_init_failed",   "torch_npu.err_code"};
+      "hccl.heartbeat_abnormal",       "hccl.heartbeat_crimer",
+      "hccl.notify_wait_timeout",      "hccl.task_failed_group_rank",
+      "hccl.task_failed_op_data",      "hccl.socket_timeout",
+      "hccl.topo_exchange_timeout",    "hccl.roce_error_cqe",
+      "hccl.link_error_info",          "hccl.transport_init_error",
+      "hccl.connect_detect_result",    "hccl.comm_init_entry",
+      "hccl.local_rank_info",          "hccl.env_setting",
+      "hccl.cluster_info_recv_failed", "hccl.op_error",
+      "hccl.fftsplus_timeout",         "hccl.sdma_exception",
+      "hccl.comm_init_failed",         "torch_npu.err_code"};
   return s;
 }
 
 struct Ctx {
   sqlite3* db = nullptr;
   std::vector<int64_t> bundles;
-  std::map<std::string, std::vector<int64_t>> host_bundles;  // host -> bundles holding it
-  std::map<std::string, int64_t> local_off;                   // host_local clock offset (ns)
-  std::map<std::string, std::vector<HitR>> hits;              // by signature
+  std::map<std::string, std::vector<int64_t>> host_bundles;    // host -> bundles holding it
+  std::map<std::string, int64_t> local_off;                    // host_local clock offset (ns)
+  std::map<std::string, std::vector<HitR>> hits;               // by signature
   std::map<std::string, std::map<std::string, int>> ip_hosts;  // ip -> host -> best source rank
   std::map<std::string, std::map<std::string, std::string>> ip_source;  // ip -> host -> source
-  std::map<std::string, int64_t> off;                          // applied offset per host
+  std::map<std::string, int64_t> off;                                   // applied offset per host
   std::vector<std::string> notes;
 
   [[nodiscard]] int64_t to_fleet(const std::string& host, int64_t t) const {
@@ -304,7 +330,8 @@ struct Ctx {
 void load_hosts(Ctx& c) {
   for (int64_t b : c.bundles) {
     Stmt st(c.db,
-            "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE bundle_id = ?1");
+            "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE "
+            "bundle_id = ?1");
     st.bind(1, b);
     while (st.step()) {
       const std::string h = st.str(0);
@@ -313,7 +340,8 @@ void load_hosts(Ctx& c) {
       if (std::find(v.begin(), v.end(), b) == v.end()) v.push_back(b);
     }
     Stmt ck(c.db,
-            "SELECT host, offset_ns FROM clocks WHERE bundle_id = ? AND clock = 'host_local' AND offset_ns IS NOT "
+            "SELECT host, offset_ns FROM clocks WHERE bundle_id = ? AND clock = 'host_local' AND "
+            "offset_ns IS NOT "
             "NULL ORDER BY id");
     ck.bind(1, b);
     while (ck.step()) c.local_off.emplace(ck.str(0), ck.i64(1));
@@ -322,14 +350,18 @@ void load_hosts(Ctx& c) {
 
 void load_hits(Ctx& c) {
   Stmt st(c.db,
-          "SELECT h.captures, e.host, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, e.sev_rank, "
-          "COALESCE(m.path, ''), e.line, substr(e.text, 1, 2000) FROM hits h JOIN events e ON e.id = h.event_id "
+          "SELECT h.captures, e.host, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
+          "e.sev_rank, "
+          "COALESCE(m.path, ''), e.line, substr(e.text, 1, 2000) FROM hits h JOIN events e ON e.id "
+          "= h.event_id "
           "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ?1 AND h.signature = ?2 "
           "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, h.id LIMIT ?3");
   for (int64_t b : c.bundles) {
     for (const auto& sig : fleet_signatures()) {
       st.reset();
-      st.bind(1, b).bind(2, std::string_view(sig)).bind(3, static_cast<int64_t>(kMaxRowsPerSignature));
+      st.bind(1, b)
+          .bind(2, std::string_view(sig))
+          .bind(3, static_cast<int64_t>(kMaxRowsPerSignature));
       size_t n = 0;
       while (st.step()) {
         HitR h;
@@ -372,7 +404,8 @@ int source_strength(const std::string& s) {
 }
 
 void add_ip(Ctx& c, const std::string& ip, const std::string& host, const std::string& source) {
-  if (ip.empty() || host.empty() || ip == "0.0.0.0" || ip.rfind("127.", 0) == 0 || ip.size() > 64) return;
+  if (ip.empty() || host.empty() || ip == "0.0.0.0" || ip.rfind("127.", 0) == 0 || ip.size() > 64)
+    return;
   auto& m = c.ip_source[ip];
   auto it = m.find(host);
   if (it == m.end() || source_strength(source) < source_strength(it->second)) m[host] = source;
@@ -398,11 +431,13 @@ std::pair<std::string, std::string> host_of_ip(const Ctx& c, const std::string& 
 // True when `ip` appears in `text` as a whole address (not inside 110.30.1.150).
 bool has_ip_token(const std::string& text, const std::string& ip) {
   for (size_t p = text.find(ip); p != std::string::npos; p = text.find(ip, p + 1)) {
-    const bool left = p == 0 || !(std::isdigit(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '.');
+    const bool left =
+        p == 0 || !(std::isdigit(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '.');
     const size_t e = p + ip.size();
-    const bool right = e >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[e])) ||
-                                             (text[e] == '.' && e + 1 < text.size() &&
-                                              std::isdigit(static_cast<unsigned char>(text[e + 1]))));
+    const bool right =
+        e >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[e])) ||
+                              (text[e] == '.' && e + 1 < text.size() &&
+                               std::isdigit(static_cast<unsigned char>(text[e + 1]))));
     if (left && right) return true;
   }
   return false;
@@ -416,14 +451,17 @@ std::string host_by_own_logs(Ctx& c, const std::string& ip) {
   const std::string like = "%" + ip + "%";
   for (int64_t b : c.bundles) {
     Stmt ev(c.db,
-            "SELECT e.host, substr(e.text, 1, 2000) FROM events e JOIN members m ON m.id = e.member_id WHERE "
-            "e.bundle_id = ? AND m.kind IN ('syslog', 'journal', 'dmesg', 'dmesg_t', 'host_kernel_log') AND "
+            "SELECT e.host, substr(e.text, 1, 2000) FROM events e JOIN members m ON m.id = "
+            "e.member_id WHERE "
+            "e.bundle_id = ? AND m.kind IN ('syslog', 'journal', 'dmesg', 'dmesg_t', "
+            "'host_kernel_log') AND "
             "e.text LIKE ? AND e.text NOT LIKE '%HCCL%' LIMIT 50");
     ev.bind(1, b).bind(2, std::string_view(like));
     while (ev.step())
       if (has_ip_token(ev.str(1), ip)) hosts.insert(ev.str(0));
     Stmt fa(c.db,
-            "SELECT host, value FROM facts WHERE bundle_id = ? AND value LIKE ? AND name NOT LIKE 'env.MASTER%' "
+            "SELECT host, value FROM facts WHERE bundle_id = ? AND value LIKE ? AND name NOT LIKE "
+            "'env.MASTER%' "
             "AND name NOT LIKE 'args.%' AND name NOT LIKE 'config.%' LIMIT 50");
     fa.bind(1, b).bind(2, std::string_view(like));
     while (fa.step())
@@ -436,8 +474,9 @@ std::string host_by_own_logs(Ctx& c, const std::string& ip) {
 
 void build_roster(Ctx& c, FleetResult& r) {
   std::map<std::pair<int64_t, std::string>, FleetRank> ranks;  // (rank, host)
-  auto put = [&](int64_t rank, const std::string& host, const std::string& ip, std::optional<int64_t> device,
-                 std::optional<int64_t> pid, const std::string& group, const std::string& source) {
+  auto put = [&](int64_t rank, const std::string& host, const std::string& ip,
+                 std::optional<int64_t> device, std::optional<int64_t> pid,
+                 const std::string& group, const std::string& source) {
     auto& fr = ranks[{rank, host}];
     fr.rank = rank;
     fr.host = host;
@@ -467,11 +506,14 @@ void build_roster(Ctx& c, FleetResult& r) {
     if (rank) put(*rank, h.host, "", to_i64(h.c("device")), to_i64(h.c("pid")), "", "err_line");
   }
   // Own-log addresses: the local side of heartbeat reports and of link error tables.
-  for (const auto& h : c.of("hccl.heartbeat_crimer")) add_ip(c, split_ip_id(h.c("local")).first, h.host, "heartbeat-local");
+  for (const auto& h : c.of("hccl.heartbeat_crimer"))
+    add_ip(c, split_ip_id(h.c("local")).first, h.host, "heartbeat-local");
   for (const auto& h : c.of("hccl.link_error_info")) add_ip(c, h.c("src_ip"), h.host, "link-local");
   // HCCL_IF_IP of the host's environment.
   for (int64_t b : c.bundles) {
-    Stmt st(c.db, "SELECT host, value FROM facts WHERE bundle_id = ? AND name IN ('env.HCCL_IF_IP', 'host.ip')");
+    Stmt st(c.db,
+            "SELECT host, value FROM facts WHERE bundle_id = ? AND name IN ('env.HCCL_IF_IP', "
+            "'host.ip')");
     st.bind(1, b);
     while (st.step()) add_ip(c, st.str(1), st.str(0), "env");
   }
@@ -480,10 +522,12 @@ void build_roster(Ctx& c, FleetResult& r) {
     std::string dotted;
     for (char ch : host) dotted.push_back(ch == '-' || ch == '_' ? '.' : ch);
     for (size_t i = 0; i < dotted.size(); ++i) {
-      if (i > 0 && dotted[i - 1] != '.' && !std::isalpha(static_cast<unsigned char>(dotted[i - 1]))) continue;
+      if (i > 0 && dotted[i - 1] != '.' && !std::isalpha(static_cast<unsigned char>(dotted[i - 1])))
+        continue;
       size_t j = i;
       int dots = 0;
-      while (j < dotted.size() && (std::isdigit(static_cast<unsigned char>(dotted[j])) || dotted[j] == '.')) {
+      while (j < dotted.size() &&
+             (std::isdigit(static_cast<unsigned char>(dotted[j])) || dotted[j] == '.')) {
         if (dotted[j] == '.') ++dots;
         ++j;
       }
@@ -512,8 +556,8 @@ void build_roster(Ctx& c, FleetResult& r) {
 }
 
 // Rank on a host by device or pid.
-std::optional<int64_t> rank_of(const FleetResult& r, const std::string& host, std::optional<int64_t> device,
-                               std::optional<int64_t> pid) {
+std::optional<int64_t> rank_of(const FleetResult& r, const std::string& host,
+                               std::optional<int64_t> device, std::optional<int64_t> pid) {
   std::optional<int64_t> by_dev;
   for (const auto& fr : r.ranks) {
     if (fr.host != host) continue;
@@ -540,7 +584,8 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
   // key -> host -> times (host frame, UTC as resolved on that host)
   std::map<std::string, std::map<std::string, std::vector<int64_t>>> obs;
   std::map<std::string, std::string> key_kind;
-  auto add = [&](const std::string& kind, const std::string& key, const std::string& host, int64_t t) {
+  auto add = [&](const std::string& kind, const std::string& key, const std::string& host,
+                 int64_t t) {
     obs[kind + "|" + key][host].push_back(t);
     key_kind[kind + "|" + key] = kind;
   };
@@ -562,7 +607,8 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
     for (const auto& h : c.of("hccl.task_failed_op_data")) {
       const auto t = parse_dash_time(h.c("issued"));
       if (!t) continue;
-      const std::string key = bracket_value(h.text, "index[") + "|" + h.c("count") + "|" + h.c("data_type");
+      const std::string key =
+          bracket_value(h.text, "index[") + "|" + h.c("count") + "|" + h.c("data_type");
       ops[key][h.host].push_back(*t + c.local(h.host));
     }
     for (auto& [key, per_host] : ops)
@@ -632,20 +678,22 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
     fh.offset_applied = std::llabs(*fh.offset_ns) >= kOffsetApplyNs;
     if (fh.offset_applied) c.off[fh.host] = *fh.offset_ns;
   }
-  const bool hccl = !c.of("hccl.comm_init_entry").empty() || !c.of("hccl.notify_wait_timeout").empty() ||
-                    !c.of("hccl.heartbeat_abnormal").empty() || !c.of("hccl.heartbeat_crimer").empty();
+  const bool hccl =
+      !c.of("hccl.comm_init_entry").empty() || !c.of("hccl.notify_wait_timeout").empty() ||
+      !c.of("hccl.heartbeat_abnormal").empty() || !c.of("hccl.heartbeat_crimer").empty();
   if (ref.empty() && r.hosts.size() > 1 && hccl)
-    c.notes.push_back("no event shared by two hosts (heartbeat, op issue, communicator init): cross-host order "
-                      "uses the hosts' own clocks");
+    c.notes.push_back(
+        "no event shared by two hosts (heartbeat, op issue, communicator init): cross-host order "
+        "uses the hosts' own clocks");
 }
 
 // ---------------------------------------------------------------------------------------------
 // Incident window and per-host first errors
 
 struct Incident {
-  bool hccl = false;                 // any HCCL error or heartbeat report
-  std::optional<int64_t> start;      // fleet frame
-  std::optional<int64_t> detect;     // earliest HCCL error / heartbeat report (fleet frame)
+  bool hccl = false;              // any HCCL error or heartbeat report
+  std::optional<int64_t> start;   // fleet frame
+  std::optional<int64_t> detect;  // earliest HCCL error / heartbeat report (fleet frame)
   // timeouts of ops (EI0002, against HCCL_EXEC_TIMEOUT) and of link setup / negotiation (EI0006,
   // topo exchange, against HCCL_CONNECT_TIMEOUT): the first and the last one of the fleet
   struct Span {
@@ -671,8 +719,9 @@ Incident find_incident(const Ctx& c, int64_t exec_s) {
       const int64_t t = c.to_fleet(h.host, *h.t);
       if (!in.detect || t < *in.detect) in.detect = t;
       Incident::Span* span = sig == "hccl.notify_wait_timeout" ? &in.op
-                             : (sig == "hccl.socket_timeout" || sig == "hccl.topo_exchange_timeout") ? &in.link
-                                                                                                      : nullptr;
+                             : (sig == "hccl.socket_timeout" || sig == "hccl.topo_exchange_timeout")
+                                 ? &in.link
+                                 : nullptr;
       if (span) {
         if (!in.first_timeout || t < *in.first_timeout) in.first_timeout = t;
         if (!span->first || t < *span->first) span->first = t;
@@ -710,17 +759,21 @@ Incident find_incident(const Ctx& c, int64_t exec_s) {
   return in;
 }
 
-std::vector<EventR> host_errors(const Ctx& c, const std::string& host, int64_t from_host_ns, int64_t to_host_ns,
-                                size_t limit) {
+std::vector<EventR> host_errors(const Ctx& c, const std::string& host, int64_t from_host_ns,
+                                int64_t to_host_ns, size_t limit) {
   std::vector<EventR> out;
   auto bit = c.host_bundles.find(host);
   if (bit == c.host_bundles.end()) return out;
   for (int64_t b : bit->second) {
     Stmt st(c.db,
-            "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, COALESCE(m.path, ''), e.line, "
-            "substr(e.text, 1, 2000) FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE e.bundle_id = ?1 "
-            "AND e.host = ?2 AND e.sev_rank >= 4 AND e.time_ns IS NOT NULL AND e.time_ns >= ?3 AND e.time_ns <= ?4 "
-            "AND e.clock IN ('host_local', 'utc', 'uptime') AND EXISTS (SELECT 1 FROM hits h WHERE h.event_id = e.id) "
+            "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
+            "COALESCE(m.path, ''), e.line, "
+            "substr(e.text, 1, 2000) FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE "
+            "e.bundle_id = ?1 "
+            "AND e.host = ?2 AND e.sev_rank >= 4 AND e.time_ns IS NOT NULL AND e.time_ns >= ?3 AND "
+            "e.time_ns <= ?4 "
+            "AND e.clock IN ('host_local', 'utc', 'uptime') AND EXISTS (SELECT 1 FROM hits h WHERE "
+            "h.event_id = e.id) "
             "ORDER BY e.time_ns, m.path, e.line LIMIT ?5");
     st.bind(1, b).bind(2, std::string_view(host)).bind(3, from_host_ns);
     st.bind(4, to_host_ns).bind(5, static_cast<int64_t>(limit));
@@ -760,20 +813,27 @@ std::vector<EventR> host_errors(const Ctx& c, const std::string& host, int64_t f
 // device clock and the host clock may differ by whole hours: the shift is taken from the device
 // fault line closest to a whole-hour difference from the host-side fault, and only lines within
 // 60 s of the host-side fault at that shift are kept.
-std::vector<EventR> host_device_faults(const Ctx& c, const std::string& host, std::optional<int64_t> device,
-                                       std::optional<int64_t> rank, std::optional<int64_t> near_host_ns,
-                                       bool zone_known) {
+std::vector<EventR> host_device_faults(const Ctx& c, const std::string& host,
+                                       std::optional<int64_t> device, std::optional<int64_t> rank,
+                                       std::optional<int64_t> near_host_ns, bool zone_known) {
   std::vector<EventR> out;
   auto bit = c.host_bundles.find(host);
   if (bit == c.host_bundles.end()) return out;
   for (int64_t b : bit->second) {
     Stmt st(c.db,
-            "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, COALESCE(m.path, ''), e.line, "
-            "substr(e.text, 1, 2000) FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE e.bundle_id = ?1 "
-            "AND e.host = ?2 AND e.sev_rank >= 4 AND ((e.clock IN ('device_local', 'device_syslog') AND e.device = ?3) "
-            "OR (e.time_ns IS NULL AND e.rank = ?4)) AND EXISTS (SELECT 1 FROM hits h WHERE h.event_id = e.id) "
+            "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
+            "COALESCE(m.path, ''), e.line, "
+            "substr(e.text, 1, 2000) FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE "
+            "e.bundle_id = ?1 "
+            "AND e.host = ?2 AND e.sev_rank >= 4 AND ((e.clock IN ('device_local', "
+            "'device_syslog') AND e.device = ?3) "
+            "OR (e.time_ns IS NULL AND e.rank = ?4)) AND EXISTS (SELECT 1 FROM hits h WHERE "
+            "h.event_id = e.id) "
             "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line LIMIT 400");
-    st.bind(1, b).bind(2, std::string_view(host)).bind(3, device.value_or(-1)).bind(4, rank.value_or(-1));
+    st.bind(1, b)
+        .bind(2, std::string_view(host))
+        .bind(3, device.value_or(-1))
+        .bind(4, rank.value_or(-1));
     while (st.step()) {
       EventR e;
       e.id = st.i64(0);
@@ -797,11 +857,14 @@ std::vector<EventR> host_device_faults(const Ctx& c, const std::string& host, st
     sg.bind(1, e.id);
     while (sg.step()) e.sigs.push_back(sg.str(0));
   }
-  out.erase(std::remove_if(out.begin(), out.end(), [](const EventR& e) { return !e.fault(); }), out.end());
+  out.erase(std::remove_if(out.begin(), out.end(), [](const EventR& e) { return !e.fault(); }),
+            out.end());
   if (!near_host_ns) return out;
   constexpr int64_t kHour = 3600 * kSec;
   constexpr int64_t kNear = 60 * kSec;
-  auto shift_of = [&](int64_t d) { return zone_known ? 0 : ((d >= 0 ? d + kHour / 2 : d - kHour / 2) / kHour) * kHour; };
+  auto shift_of = [&](int64_t d) {
+    return zone_known ? 0 : ((d >= 0 ? d + kHour / 2 : d - kHour / 2) / kHour) * kHour;
+  };
   std::optional<int64_t> shift;
   int64_t best = INT64_MAX;
   for (const auto& e : out) {
@@ -847,11 +910,12 @@ void attach_timeouts(Ctx& c, FleetResult& r) {
   r.connect_timeout_s = conn.empty() ? kDefaultConnectTimeout : median(conn);
   std::sort(exec.begin(), exec.end());
   if (!exec.empty() && exec.front() != exec.back())
-    c.notes.push_back("HCCL_EXEC_TIMEOUT differs between ranks (" + std::to_string(exec.front()) + " s to " +
-                      std::to_string(exec.back()) + " s); the median is used");
+    c.notes.push_back("HCCL_EXEC_TIMEOUT differs between ranks (" + std::to_string(exec.front()) +
+                      " s to " + std::to_string(exec.back()) + " s); the median is used");
   if (r.connect_timeout_s >= r.exec_timeout_s)
-    c.notes.push_back("HCCL_CONNECT_TIMEOUT >= HCCL_EXEC_TIMEOUT: the first error may not be reported correctly "
-                      "(log-formats.md §8.1)");
+    c.notes.push_back(
+        "HCCL_CONNECT_TIMEOUT >= HCCL_EXEC_TIMEOUT: the first error may not be reported correctly "
+        "(log-formats.md §8.1)");
 }
 
 std::optional<Candidate> rule_heartbeat(Ctx& c, const FleetResult& r) {
@@ -895,7 +959,8 @@ std::optional<Candidate> rule_heartbeat(Ctx& c, const FleetResult& r) {
     }
     const auto& a = kv.second;
     const auto& b = best->second;
-    if (std::make_tuple(a.prio, a.hosts.size(), a.reports) > std::make_tuple(b.prio, b.hosts.size(), b.reports))
+    if (std::make_tuple(a.prio, a.hosts.size(), a.reports) >
+        std::make_tuple(b.prio, b.hosts.size(), b.reports))
       best = &kv;
   }
   Candidate k;
@@ -919,9 +984,12 @@ std::optional<Candidate> rule_heartbeat(Ctx& c, const FleetResult& r) {
     }
   }
   const auto& s = best->second;
-  k.text = "heartbeat broadcast: " + std::to_string(s.reports) + " report(s) on " + std::to_string(s.hosts.size()) +
-           " host(s) name " + best->first + " (" + s.type + ", " + hb_status_name(s.prio) + "; priority ERROR CQE > "
-           "STUCK > LOST, log-formats.md §8.5 step 2); " + ip +
+  k.text = "heartbeat broadcast: " + std::to_string(s.reports) + " report(s) on " +
+           std::to_string(s.hosts.size()) + " host(s) name " + best->first + " (" + s.type + ", " +
+           hb_status_name(s.prio) +
+           "; priority ERROR CQE > "
+           "STUCK > LOST, log-formats.md §8.5 step 2); " +
+           ip +
            (k.host.empty() ? " is not an address of any bundle of the fleet"
                            : " is " + k.host + " (" + (src.empty() ? "rank roster" : src) + ")");
   k.confidence = 0.6;
@@ -956,11 +1024,16 @@ std::optional<Candidate> rule_different_first(const Ctx& c, const FleetResult& r
   k.host = best->host;
   std::optional<int64_t> earliest_collective;
   for (const auto* fh : collective)
-    if (!earliest_collective || *fh->first_fleet_ns < *earliest_collective) earliest_collective = fh->first_fleet_ns;
-  k.text = "the first error of " + best->host + " in the incident is " + best->first->signature + " (a device/host "
-           "fault) at " + format_utc(*best->first_fleet_ns) + " (fleet clock), while " +
-           std::to_string(collective.size()) + " other host(s) first logged collective errors (earliest " +
-           format_utc(*earliest_collective) + "): their HCCL errors are collateral (log-formats.md §8.5 step 4)";
+    if (!earliest_collective || *fh->first_fleet_ns < *earliest_collective)
+      earliest_collective = fh->first_fleet_ns;
+  k.text = "the first error of " + best->host + " in the incident is " + best->first->signature +
+           " (a device/host "
+           "fault) at " +
+           format_utc(*best->first_fleet_ns) + " (fleet clock), while " +
+           std::to_string(collective.size()) +
+           " other host(s) first logged collective errors (earliest " +
+           format_utc(*earliest_collective) +
+           "): their HCCL errors are collateral (log-formats.md §8.5 step 4)";
   k.confidence = 0.7;
   if (*best->first_fleet_ns + kSec < *earliest_collective) k.confidence += 0.1;
   (void)c;
@@ -975,7 +1048,8 @@ std::optional<Candidate> rule_late_arrival(const Ctx& c, const FleetResult& r, c
     const HitR* h = nullptr;
   };
   // rankId of the groupRank line preceding each opData line of the same file
-  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>> ranks_by_file;
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, int64_t>>>
+      ranks_by_file;
   for (const auto& h : c.of("hccl.task_failed_group_rank"))
     if (auto rk = to_i64(h.c("rank_id"))) ranks_by_file[{h.host, h.file}].push_back({h.line, *rk});
   std::map<std::string, std::vector<Op>> ops;
@@ -1008,9 +1082,13 @@ std::optional<Candidate> rule_late_arrival(const Ctx& c, const FleetResult& r, c
     k.host = late->host;
     k.rank = late->rank;
     k.lines.push_back(late->h->as_line("timing"));
-    k.text = "all ranks timed out; " + late->host + (late->rank ? " rank " + std::to_string(*late->rank) : "") +
-             " issued the op (opData timeStamp) " + fmt_s(late->t - m) + " after the median rank, more than "
-             "HCCL_EXEC_TIMEOUT (" + std::to_string(r.exec_timeout_s) + " s): it arrived late and the others "
+    k.text = "all ranks timed out; " + late->host +
+             (late->rank ? " rank " + std::to_string(*late->rank) : "") +
+             " issued the op (opData timeStamp) " + fmt_s(late->t - m) +
+             " after the median rank, more than "
+             "HCCL_EXEC_TIMEOUT (" +
+             std::to_string(r.exec_timeout_s) +
+             " s): it arrived late and the others "
              "timed out waiting (log-formats.md §8.5 step 4)";
     k.confidence = 0.75;
     return k;
@@ -1018,7 +1096,8 @@ std::optional<Candidate> rule_late_arrival(const Ctx& c, const FleetResult& r, c
   // without issue times: the timeouts themselves. A rank that timed out more than the timeout
   // after the first one started waiting after the others had given up: it came late.
   const std::pair<const Incident::Span*, std::pair<const char*, int64_t>> spans[] = {
-      {&in.op, {"HCCL_EXEC_TIMEOUT", r.exec_timeout_s}}, {&in.link, {"HCCL_CONNECT_TIMEOUT", r.connect_timeout_s}}};
+      {&in.op, {"HCCL_EXEC_TIMEOUT", r.exec_timeout_s}},
+      {&in.link, {"HCCL_CONNECT_TIMEOUT", r.connect_timeout_s}}};
   for (const auto& [span, what] : spans) {
     if (!span->first || !span->last || *span->last - *span->first <= what.second * kSec) continue;
     const HitR& h = *span->last_hit;
@@ -1030,8 +1109,9 @@ std::optional<Candidate> rule_late_arrival(const Ctx& c, const FleetResult& r, c
     k.lines.push_back(h.as_line("timing"));
     k.text = std::string("all ranks timed out; the last timeout (") + h.host +
              (k.rank ? " rank " + std::to_string(*k.rank) : std::string()) + ") came " +
-             fmt_s(*span->last - *span->first) + " after the first, more than " + what.first + " (" +
-             std::to_string(what.second) + " s): that rank started waiting after the others had given up "
+             fmt_s(*span->last - *span->first) + " after the first, more than " + what.first +
+             " (" + std::to_string(what.second) +
+             " s): that rank started waiting after the others had given up "
              "(log-formats.md §8.5 steps 4-5)";
     k.confidence = 0.6;
     return k;
@@ -1040,8 +1120,8 @@ std::optional<Candidate> rule_late_arrival(const Ctx& c, const FleetResult& r, c
 }
 
 std::optional<Candidate> rule_link_target(Ctx& c, const FleetResult& r) {
-  std::map<std::string, int> targets;        // "ip/rank" -> reports
-  std::set<std::string> waiting;             // "ip/rank" of the sides that waited
+  std::map<std::string, int> targets;  // "ip/rank" -> reports
+  std::set<std::string> waiting;       // "ip/rank" of the sides that waited
   std::map<std::string, const HitR*> sample;
   for (const auto& h : c.of("hccl.link_error_info")) {
     if (h.c("status").find("time") == std::string::npos) continue;
@@ -1088,7 +1168,8 @@ std::optional<Candidate> rule_link_target(Ctx& c, const FleetResult& r) {
   k.lines.push_back(sample[best]->as_line("broadcast"));
   k.text = std::to_string(targets[best]) + " link-setup timeout report(s) point at " + best +
            (waiting.count(best) ? "" : ", which reports no link timeout of its own") +
-           ": follow CONNECT TIMEOUT DETECT RESULT / remoteIpAddr hop by hop (log-formats.md §8.5 step 5)";
+           ": follow CONNECT TIMEOUT DETECT RESULT / remoteIpAddr hop by hop (log-formats.md §8.5 "
+           "step 5)";
   k.confidence = waiting.count(best) ? 0.5 : 0.6;
   return k;
 }
@@ -1099,7 +1180,8 @@ std::optional<Candidate> rule_roce(const Ctx& c, const FleetResult& r) {
   std::set<std::string> hosts;
   for (const auto& h : c.of("hccl.roce_error_cqe")) {
     hosts.insert(h.host);
-    const std::optional<int64_t> t = h.t ? std::optional<int64_t>(c.to_fleet(h.host, *h.t)) : std::nullopt;
+    const std::optional<int64_t> t =
+        h.t ? std::optional<int64_t>(c.to_fleet(h.host, *h.t)) : std::nullopt;
     if (!first || (t && (!tf || *t < *tf))) {
       first = &h;
       tf = t;
@@ -1113,11 +1195,15 @@ std::optional<Candidate> rule_roce(const Ctx& c, const FleetResult& r) {
   const std::string status = first->c("cqe_status");
   const std::string remote = bracket_value(first->text, "remote rank [");
   k.lines.push_back(first->as_line("culprit"));
-  k.text = "RoCE error CQE" + (status.empty() ? std::string() : " (cqe error status " + status + ")") + " first on " +
-           first->host + " (" + std::to_string(hosts.size()) + " host(s) report CQE errors)" +
-           (status == "12" ? ": status 12 = retransmission retries exceeded, a link/switch problem between the "
-                             "two ends" : "") +
-           (remote.empty() ? "" : "; remote rank " + remote);
+  k.text =
+      "RoCE error CQE" + (status.empty() ? std::string() : " (cqe error status " + status + ")") +
+      " first on " + first->host + " (" + std::to_string(hosts.size()) +
+      " host(s) report CQE errors)" +
+      (status == "12"
+           ? ": status 12 = retransmission retries exceeded, a link/switch problem between the "
+             "two ends"
+           : "") +
+      (remote.empty() ? "" : "; remote rank " + remote);
   k.confidence = 0.5;
   return k;
 }
@@ -1133,7 +1219,9 @@ std::optional<Candidate> rule_silent(const Ctx& c, const FleetResult& r, const I
     auto bit = c.host_bundles.find(fr.host);
     if (bit != c.host_bundles.end())
       for (int64_t b : bit->second) {
-        Stmt st(c.db, "SELECT 1 FROM events WHERE bundle_id = ? AND host = ? AND pid = ? AND sev_rank >= 4 LIMIT 1");
+        Stmt st(c.db,
+                "SELECT 1 FROM events WHERE bundle_id = ? AND host = ? AND pid = ? AND sev_rank >= "
+                "4 LIMIT 1");
         st.bind(1, b).bind(2, std::string_view(fr.host)).bind(3, *fr.pid);
         if (st.step()) erred = true;
       }
@@ -1150,8 +1238,10 @@ std::optional<Candidate> rule_silent(const Ctx& c, const FleetResult& r, const I
   for (size_t i = 0; i < silent.size() && i < 8; ++i)
     list += (i ? ", " : "") + silent[i]->host + "/rank " + std::to_string(silent[i]->rank);
   if (silent.size() > 8) list += ", ...";
-  k.text = std::to_string(silent.size()) + " communicator member(s) logged no error while the others failed (" + list +
-           "): a member with no error at all never issued the collective (log-formats.md §8.5 step 4)";
+  k.text =
+      std::to_string(silent.size()) +
+      " communicator member(s) logged no error while the others failed (" + list +
+      "): a member with no error at all never issued the collective (log-formats.md §8.5 step 4)";
   k.confidence = silent.size() == 1 ? 0.6 : 0.4;
   return k;
 }
@@ -1165,8 +1255,10 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool 
   std::optional<Row> second;
   for (int64_t b : c.bundles) {
     Stmt st(c.db,
-            "SELECT host, time_ns, time_quality, COALESCE(member, ''), COALESCE(line, 0), text, COALESCE(signature, ''), "
-            "COALESCE(finding, '') FROM timeline WHERE bundle_id = ? AND role = 'first_failure' AND time_ns IS NOT NULL ORDER BY time_ns, ord");
+            "SELECT host, time_ns, time_quality, COALESCE(member, ''), COALESCE(line, 0), text, "
+            "COALESCE(signature, ''), "
+            "COALESCE(finding, '') FROM timeline WHERE bundle_id = ? AND role = 'first_failure' "
+            "AND time_ns IS NOT NULL ORDER BY time_ns, ord");
     st.bind(1, b);
     std::set<std::string> seen;
     while (st.step()) {
@@ -1182,7 +1274,9 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool 
       x.finding = st.str(7);
       x.bundle = b;
       x.fleet = c.to_fleet(x.host, x.t);
-      auto less = [](const Row& a, const Row& b2) { return a.fleet != b2.fleet ? a.fleet < b2.fleet : a.host < b2.host; };
+      auto less = [](const Row& a, const Row& b2) {
+        return a.fleet != b2.fleet ? a.fleet < b2.fleet : a.host < b2.host;
+      };
       if (!best || less(x, *best)) {
         if (best && best->host != x.host) second = best;
         best = x;
@@ -1208,7 +1302,8 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool 
   k.lines.push_back(l);
   {
     Stmt st(c.db,
-            "SELECT e.rank, e.device, e.pid FROM events e JOIN members m ON m.id = e.member_id WHERE m.bundle_id = ? "
+            "SELECT e.rank, e.device, e.pid FROM events e JOIN members m ON m.id = e.member_id "
+            "WHERE m.bundle_id = ? "
             "AND m.path = ? AND e.line = ? ORDER BY e.id LIMIT 1");
     st.bind(1, best->bundle).bind(2, std::string_view(best->file)).bind(3, best->line);
     if (st.step()) {
@@ -1218,11 +1313,14 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool 
     }
   }
   if (!k.rank) k.rank = rank_of(r, k.host, k.device, k.pid);
-  k.text = std::string(hccl ? "no rule of log-formats.md §8.5 applies (no heartbeat report, no distinct first error, "
-                              "no late rank, no link target, no silent rank); " : "") +
-           "earliest first failure of the per-host timelines: " + best->host + " at " + format_utc(best->fleet) +
-           " (fleet clock)" +
-           (second ? "; next: " + second->host + " " + fmt_s(second->fleet - best->fleet) + " later" : std::string());
+  k.text = std::string(hccl ? "no rule of log-formats.md §8.5 applies (no heartbeat report, no "
+                              "distinct first error, "
+                              "no late rank, no link target, no silent rank); "
+                            : "") +
+           "earliest first failure of the per-host timelines: " + best->host + " at " +
+           format_utc(best->fleet) + " (fleet clock)" +
+           (second ? "; next: " + second->host + " " + fmt_s(second->fleet - best->fleet) + " later"
+                   : std::string());
   k.confidence = (second && second->fleet - best->fleet > kSec) || !second ? 0.5 : 0.4;
   if (hccl) k.confidence -= 0.1;
   if (r.hosts.size() > 1 && r.reference.empty()) k.confidence -= 0.1;
@@ -1251,7 +1349,8 @@ void fill_first_errors(Ctx& c, FleetResult& r, const Incident& in) {
       if (!fh.ranks.empty() && fh.hccl_errors == 0 && !fh.first) fh.silent = true;
 }
 
-void culprit_evidence(const Ctx& c, const FleetResult& r, const Incident& in, Candidate& k, FleetFirstFailure& ff) {
+void culprit_evidence(const Ctx& c, const FleetResult& r, const Incident& in, Candidate& k,
+                      FleetFirstFailure& ff) {
   std::set<std::pair<std::string, int64_t>> seen;
   auto push = [&](FleetLine l) {
     if (!seen.insert({l.host + "\n" + l.file, l.line}).second) return;
@@ -1259,7 +1358,8 @@ void culprit_evidence(const Ctx& c, const FleetResult& r, const Incident& in, Ca
   };
   // Rules that found the failing line themselves (timeline first failure, first CQE error):
   // that line is the time; otherwise the host's own first fault in the incident is.
-  const bool rule_line = (k.rule == "earliest-first-failure" || k.rule == "roce-cqe") && !k.lines.empty();
+  const bool rule_line =
+      (k.rule == "earliest-first-failure" || k.rule == "roce-cqe") && !k.lines.empty();
   if (rule_line) {
     ff.time_ns = k.lines.front().time_ns;
     ff.quality = k.lines.front().quality;
@@ -1275,8 +1375,8 @@ void culprit_evidence(const Ctx& c, const FleetResult& r, const Incident& in, Ca
     auto ev = host_errors(c, k.host, from, to, 200);
     // the host's own faults, the culprit device/pid/rank first
     auto mine = [&](const EventR& e) {
-      return (k.device && e.device && *e.device == *k.device) || (k.pid && e.pid && *e.pid == *k.pid) ||
-             (k.rank && e.rank && *e.rank == *k.rank);
+      return (k.device && e.device && *e.device == *k.device) ||
+             (k.pid && e.pid && *e.pid == *k.pid) || (k.rank && e.rank && *e.rank == *k.rank);
     };
     std::vector<EventR> own;
     for (const auto& e : ev)
@@ -1312,10 +1412,12 @@ void broadcast_evidence(const Ctx& c, const Candidate& k, FleetFirstFailure& ff)
   std::map<std::string, const HitR*> per_host;
   for (const auto* sig : {"hccl.heartbeat_abnormal", "hccl.heartbeat_crimer"})
     for (const auto& h : c.of(sig)) {
-      const std::string loc = h.c(std::string(sig) == "hccl.heartbeat_abnormal" ? "location" : "crimer");
+      const std::string loc =
+          h.c(std::string(sig) == "hccl.heartbeat_abnormal" ? "location" : "crimer");
       if (loc != key) continue;
       auto it = per_host.find(h.host);
-      if (it == per_host.end() || (h.t && (!it->second->t || *h.t < *it->second->t))) per_host[h.host] = &h;
+      if (it == per_host.end() || (h.t && (!it->second->t || *h.t < *it->second->t)))
+        per_host[h.host] = &h;
     }
   size_t n = 0;
   for (const auto& [host, h] : per_host) {
@@ -1324,7 +1426,8 @@ void broadcast_evidence(const Ctx& c, const Candidate& k, FleetFirstFailure& ff)
   }
   // the roster line that names the culprit's address on its host
   for (const auto& h : c.of("hccl.local_rank_info"))
-    if (h.host == k.host && h.c("host_ip") == k.ip && (!k.rank || to_i64(h.c("user_rank")) == k.rank)) {
+    if (h.host == k.host && h.c("host_ip") == k.ip &&
+        (!k.rank || to_i64(h.c("user_rank")) == k.rank)) {
       ff.evidence.push_back(h.as_line("roster"));
       break;
     }
@@ -1335,7 +1438,8 @@ void root_cause_of(const Ctx& c, FleetFirstFailure& ff) {
   if (it == c.host_bundles.end()) return;
   for (int64_t b : it->second) {
     Stmt st(c.db,
-            "SELECT finding, title, confidence FROM findings WHERE bundle_id = ? AND host = ? AND kind = 'root_cause' "
+            "SELECT finding, title, confidence FROM findings WHERE bundle_id = ? AND host = ? AND "
+            "kind = 'root_cause' "
             "ORDER BY rank, finding LIMIT 1");
     st.bind(1, b).bind(2, std::string_view(ff.host));
     if (st.step() && (ff.root_cause.empty() || st.dbl(2) > ff.root_cause_confidence)) {
@@ -1355,7 +1459,8 @@ void explains_of(const Ctx& c, const Incident& in, FleetFirstFailure& ff) {
     auto it = c.host_bundles.find(ff.host);
     if (it != c.host_bundles.end() && !ff.root_cause.empty())
       for (int64_t b : it->second) {
-        Stmt st(c.db, "SELECT explains FROM findings WHERE bundle_id = ? AND host = ? AND finding = ?");
+        Stmt st(c.db,
+                "SELECT explains FROM findings WHERE bundle_id = ? AND host = ? AND finding = ?");
         st.bind(1, b).bind(2, std::string_view(ff.host)).bind(3, std::string_view(ff.root_cause));
         while (st.step()) {
           const auto j = J::parse(st.str(0), nullptr, false);
@@ -1369,7 +1474,9 @@ void explains_of(const Ctx& c, const Incident& in, FleetFirstFailure& ff) {
     auto it = c.host_bundles.find(h);
     if (it == c.host_bundles.end()) continue;
     for (int64_t b : it->second) {
-      Stmt st(c.db, "SELECT DISTINCT finding FROM findings WHERE bundle_id = ? AND host = ? AND kind = 'symptom'");
+      Stmt st(c.db,
+              "SELECT DISTINCT finding FROM findings WHERE bundle_id = ? AND host = ? AND kind = "
+              "'symptom'");
       st.bind(1, b).bind(2, std::string_view(h));
       while (st.step()) {
         const std::string s = st.str(0);
@@ -1427,8 +1534,9 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
       if (it != hs.end()) fh.ips.push_back({ip, it->second});
     }
     std::sort(fh.ips.begin(), fh.ips.end(), [](const FleetIp& a, const FleetIp& b) {
-      return source_strength(a.source) != source_strength(b.source) ? source_strength(a.source) < source_strength(b.source)
-                                                                    : a.ip < b.ip;
+      return source_strength(a.source) != source_strength(b.source)
+                 ? source_strength(a.source) < source_strength(b.source)
+                 : a.ip < b.ip;
     });
   }
   estimate_offsets(c, r);
@@ -1458,7 +1566,8 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     ff.device = k.device;
     ff.ip = k.ip;
     if (ff.ip.empty() && !k.host.empty()) {
-      auto it = std::find_if(r.hosts.begin(), r.hosts.end(), [&](const FleetHost& h) { return h.host == k.host; });
+      auto it = std::find_if(r.hosts.begin(), r.hosts.end(),
+                             [&](const FleetHost& h) { return h.host == k.host; });
       if (it != r.hosts.end() && !it->ips.empty()) ff.ip = it->ips.front().ip;
     }
     if (!ff.time_ns) {
@@ -1492,10 +1601,12 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     std::string who = k.host.empty() ? "an address outside the fleet (" + k.ip + ")" : k.host;
     if (k.rank) who += " rank " + std::to_string(*k.rank);
     if (k.device) who += " (device " + std::to_string(*k.device) + ")";
-    ff.summary = who + " failed first" + (ff.time_ns ? " at " + format_utc(*ff.time_ns) + " (" + ff.quality + ")" : "") +
+    ff.summary = who + " failed first" +
+                 (ff.time_ns ? " at " + format_utc(*ff.time_ns) + " (" + ff.quality + ")" : "") +
                  ", by " + k.rule + ".";
-    if (k.own) ff.summary += " Its own first fault: " + k.own->main_sig() + " (" + k.own->file + ":" +
-                             std::to_string(k.own->line) + ").";
+    if (k.own)
+      ff.summary += " Its own first fault: " + k.own->main_sig() + " (" + k.own->file + ":" +
+                    std::to_string(k.own->line) + ").";
     if (!ff.root_cause.empty()) ff.summary += " Node root cause: " + ff.root_cause + ".";
     if (!ff.explains_hosts.empty())
       ff.summary += " The collective errors on " + std::to_string(ff.explains_hosts.size()) +
@@ -1506,10 +1617,15 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
       auto hb = c.host_bundles.find(l.host);
       if (hb == c.host_bundles.end()) continue;
       for (int64_t b : hb->second) {
-        Stmt st(db,
-                "SELECT f.finding FROM finding_evidence fe JOIN findings f ON f.id = fe.finding_id WHERE f.bundle_id = ? "
-                "AND f.host = ? AND fe.member = ? AND fe.line = ? ORDER BY f.rank, f.finding LIMIT 1");
-        st.bind(1, b).bind(2, std::string_view(l.host)).bind(3, std::string_view(l.file)).bind(4, l.line);
+        Stmt st(
+            db,
+            "SELECT f.finding FROM finding_evidence fe JOIN findings f ON f.id = fe.finding_id "
+            "WHERE f.bundle_id = ? "
+            "AND f.host = ? AND fe.member = ? AND fe.line = ? ORDER BY f.rank, f.finding LIMIT 1");
+        st.bind(1, b)
+            .bind(2, std::string_view(l.host))
+            .bind(3, std::string_view(l.file))
+            .bind(4, l.line);
         if (st.step()) {
           l.finding = st.str(0);
           break;
@@ -1526,12 +1642,16 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     std::set<int64_t> known;
     for (const auto& fr : r.ranks) known.insert(fr.rank);
     if (size > 0 && static_cast<int64_t>(known.size()) < size)
-      c.notes.push_back(std::to_string(size - static_cast<int64_t>(known.size())) + " of " + std::to_string(size) +
-                        " ranks of the communicator appear in no bundle of the fleet (their nodes' logs are missing)");
+      c.notes.push_back(std::to_string(size - static_cast<int64_t>(known.size())) + " of " +
+                        std::to_string(size) +
+                        " ranks of the communicator appear in no bundle of the fleet (their nodes' "
+                        "logs are missing)");
     for (const auto& fh : r.hosts)
       if (fh.silent)
-        r.suspects.push_back({fh.host, "silent-rank", fh.host + " holds communicator ranks and logged no error while "
-                                                       "others failed", std::nullopt});
+        r.suspects.push_back({fh.host, "silent-rank",
+                              fh.host + " holds communicator ranks and logged no error while "
+                                        "others failed",
+                              std::nullopt});
   }
   // addresses, including those the rules resolved from the hosts' own logs
   for (auto& fh : r.hosts) {
@@ -1541,8 +1661,9 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
       if (it != hs.end()) fh.ips.push_back({ip, it->second});
     }
     std::sort(fh.ips.begin(), fh.ips.end(), [](const FleetIp& a, const FleetIp& b) {
-      return source_strength(a.source) != source_strength(b.source) ? source_strength(a.source) < source_strength(b.source)
-                                                                    : a.ip < b.ip;
+      return source_strength(a.source) != source_strength(b.source)
+                 ? source_strength(a.source) < source_strength(b.source)
+                 : a.ip < b.ip;
     });
   }
   r.notes = c.notes;
@@ -1563,8 +1684,10 @@ std::string bundles_key(sqlite3* db, const std::vector<int64_t>& ids) {
   for (int64_t id : ids) {
     st.reset();
     st.bind(1, id);
-    if (st.step()) shas.push_back(st.str(0));
-    else shas.push_back("#" + std::to_string(id));
+    if (st.step())
+      shas.push_back(st.str(0));
+    else
+      shas.push_back("#" + std::to_string(id));
   }
   std::sort(shas.begin(), shas.end());
   std::string k;
@@ -1587,7 +1710,8 @@ bool has_fleet_tables(sqlite3* db) {
 }  // namespace
 
 void store_fleet(sqlite3* db, const FleetResult& r) {
-  if (!has_fleet_tables(db)) throw std::runtime_error("database has no fleet tables (schema older than 2)");
+  if (!has_fleet_tables(db))
+    throw std::runtime_error("database has no fleet tables (schema older than 2)");
   detail::exec(db, "SAVEPOINT fleet_store");
   try {
     const std::string key = bundles_key(db, r.bundle_ids);
@@ -1598,15 +1722,19 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
     }
     // runs that lost a member bundle (replaced by a later analysis) are stale
     detail::exec(db,
-                 "DELETE FROM fleet_runs WHERE bundles > (SELECT COUNT(*) FROM fleet_members fm WHERE fm.run_id = "
+                 "DELETE FROM fleet_runs WHERE bundles > (SELECT COUNT(*) FROM fleet_members fm "
+                 "WHERE fm.run_id = "
                  "fleet_runs.id AND fm.status = 'analysed')");
     int64_t run = 0;
     {
       Stmt ins(db,
-               "INSERT INTO fleet_runs(bundles_key, bundles, reference, exec_timeout_s, connect_timeout_s, "
+               "INSERT INTO fleet_runs(bundles_key, bundles, reference, exec_timeout_s, "
+               "connect_timeout_s, "
                "timeouts_source, notes) VALUES(?,?,?,?,?,?,?)");
       ins.bind(1, std::string_view(key)).bind(2, static_cast<int64_t>(r.bundle_ids.size()));
-      ins.bind(3, std::string_view(r.reference)).bind(4, r.exec_timeout_s).bind(5, r.connect_timeout_s);
+      ins.bind(3, std::string_view(r.reference))
+          .bind(4, r.exec_timeout_s)
+          .bind(5, r.connect_timeout_s);
       ins.bind(6, std::string_view(r.timeouts_source)).bind(7, J(r.notes).dump());
       ins.step();
       run = sqlite3_last_insert_rowid(db);
@@ -1625,11 +1753,13 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
       }
     }
     {
-      Stmt ins(db,
-               "INSERT INTO fleet_hosts(run_id, host, bundle_id, ips, ranks, offset_ns, offset_events, "
-               "offset_spread_ns, offset_method, offset_applied, hccl_errors, silent, first_time_ns, first_fleet_ns, "
-               "first_quality, first_member, first_line, first_text, first_signature, first_class) "
-               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      Stmt ins(
+          db,
+          "INSERT INTO fleet_hosts(run_id, host, bundle_id, ips, ranks, offset_ns, offset_events, "
+          "offset_spread_ns, offset_method, offset_applied, hccl_errors, silent, first_time_ns, "
+          "first_fleet_ns, "
+          "first_quality, first_member, first_line, first_text, first_signature, first_class) "
+          "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const auto& h : r.hosts) {
         ins.reset();
         J ips = J::array();
@@ -1639,14 +1769,18 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
         bind_opt(ins, 6, h.offset_ns);
         ins.bind(7, static_cast<int64_t>(h.offset_events));
         bind_opt(ins, 8, h.offset_spread_ns);
-        ins.bind(9, std::string_view(h.offset_method)).bind(10, static_cast<int64_t>(h.offset_applied ? 1 : 0));
-        ins.bind(11, static_cast<int64_t>(h.hccl_errors)).bind(12, static_cast<int64_t>(h.silent ? 1 : 0));
+        ins.bind(9, std::string_view(h.offset_method))
+            .bind(10, static_cast<int64_t>(h.offset_applied ? 1 : 0));
+        ins.bind(11, static_cast<int64_t>(h.hccl_errors))
+            .bind(12, static_cast<int64_t>(h.silent ? 1 : 0));
         if (h.first) {
           bind_opt(ins, 13, h.first->time_ns);
           bind_opt(ins, 14, h.first_fleet_ns);
-          ins.bind(15, std::string_view(h.first->quality)).bind(16, std::string_view(h.first->file));
+          ins.bind(15, std::string_view(h.first->quality))
+              .bind(16, std::string_view(h.first->file));
           ins.bind(17, h.first->line).bind(18, std::string_view(h.first->text));
-          ins.bind(19, std::string_view(h.first->signature)).bind(20, std::string_view(h.first_class));
+          ins.bind(19, std::string_view(h.first->signature))
+              .bind(20, std::string_view(h.first_class));
         } else {
           for (int i = 13; i <= 20; ++i) ins.bind_null(i);
         }
@@ -1654,10 +1788,15 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
       }
     }
     {
-      Stmt ins(db, "INSERT OR IGNORE INTO fleet_ranks(run_id, rank, host, ip, device, pid, grp, source) VALUES(?,?,?,?,?,?,?,?)");
+      Stmt ins(db,
+               "INSERT OR IGNORE INTO fleet_ranks(run_id, rank, host, ip, device, pid, grp, "
+               "source) VALUES(?,?,?,?,?,?,?,?)");
       for (const auto& fr : r.ranks) {
         ins.reset();
-        ins.bind(1, run).bind(2, fr.rank).bind(3, std::string_view(fr.host)).bind(4, std::string_view(fr.ip));
+        ins.bind(1, run)
+            .bind(2, fr.rank)
+            .bind(3, std::string_view(fr.host))
+            .bind(4, std::string_view(fr.ip));
         bind_opt(ins, 5, fr.device);
         bind_opt(ins, 6, fr.pid);
         ins.bind(7, std::string_view(fr.group)).bind(8, std::string_view(fr.source));
@@ -1667,8 +1806,10 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
     if (r.first_failure) {
       const auto& f = *r.first_failure;
       Stmt ins(db,
-               "INSERT INTO fleet_first_failure(run_id, host, bundle_id, rank, device, ip, grp, time_ns, fleet_ns, "
-               "time_quality, rule, rule_text, confidence, root_cause, root_cause_title, root_cause_confidence, "
+               "INSERT INTO fleet_first_failure(run_id, host, bundle_id, rank, device, ip, grp, "
+               "time_ns, fleet_ns, "
+               "time_quality, rule, rule_text, confidence, root_cause, root_cause_title, "
+               "root_cause_confidence, "
                "summary, explains) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       ins.bind(1, run).bind(2, std::string_view(f.host));
       if (f.bundle_id > 0)
@@ -1680,7 +1821,9 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
       ins.bind(6, std::string_view(f.ip)).bind(7, std::string_view(f.group));
       bind_opt(ins, 8, f.time_ns);
       bind_opt(ins, 9, f.fleet_ns);
-      ins.bind(10, std::string_view(f.quality)).bind(11, std::string_view(f.rule)).bind(12, std::string_view(f.rule_text));
+      ins.bind(10, std::string_view(f.quality))
+          .bind(11, std::string_view(f.rule))
+          .bind(12, std::string_view(f.rule_text));
       ins.bind(13, f.confidence);
       if (f.root_cause.empty()) {
         ins.bind_null(14).bind_null(15).bind_null(16);
@@ -1692,21 +1835,29 @@ void store_fleet(sqlite3* db, const FleetResult& r) {
       ins.bind(18, J{{"hosts", f.explains_hosts}, {"symptoms", f.explains_symptoms}}.dump());
       ins.step();
       Stmt ev(db,
-              "INSERT INTO fleet_evidence(run_id, ord, host, member, line, time_ns, time_quality, text, signature, "
+              "INSERT INTO fleet_evidence(run_id, ord, host, member, line, time_ns, time_quality, "
+              "text, signature, "
               "finding, role) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
       int64_t ord = 0;
       for (const auto& l : f.evidence) {
         ev.reset();
-        ev.bind(1, run).bind(2, ord++).bind(3, std::string_view(l.host)).bind(4, std::string_view(l.file));
+        ev.bind(1, run)
+            .bind(2, ord++)
+            .bind(3, std::string_view(l.host))
+            .bind(4, std::string_view(l.file));
         ev.bind(5, l.line);
         bind_opt(ev, 6, l.time_ns);
-        ev.bind(7, std::string_view(l.quality)).bind(8, std::string_view(l.text)).bind(9, std::string_view(l.signature));
+        ev.bind(7, std::string_view(l.quality))
+            .bind(8, std::string_view(l.text))
+            .bind(9, std::string_view(l.signature));
         ev.bind(10, std::string_view(l.finding)).bind(11, std::string_view(l.role));
         ev.step();
       }
     }
     {
-      Stmt ins(db, "INSERT INTO fleet_suspects(run_id, ord, host, rank, rule, detail) VALUES(?,?,?,?,?,?)");
+      Stmt ins(
+          db,
+          "INSERT INTO fleet_suspects(run_id, ord, host, rank, rule, detail) VALUES(?,?,?,?,?,?)");
       int64_t ord = 0;
       for (const auto& s : r.suspects) {
         ins.reset();
@@ -1734,7 +1885,8 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
   int64_t run = 0;
   {
     Stmt st(db,
-            "SELECT id, bundles, COALESCE(reference, ''), COALESCE(exec_timeout_s, 0), COALESCE(connect_timeout_s, 0), "
+            "SELECT id, bundles, COALESCE(reference, ''), COALESCE(exec_timeout_s, 0), "
+            "COALESCE(connect_timeout_s, 0), "
             "COALESCE(timeouts_source, ''), notes FROM fleet_runs WHERE bundles_key = ?");
     st.bind(1, std::string_view(key));
     if (!st.step()) return std::nullopt;
@@ -1763,10 +1915,14 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
   }
   {
     Stmt st(db,
-            "SELECT host, COALESCE(bundle_id, 0), ips, ranks, offset_ns, offset_events, offset_spread_ns, "
-            "COALESCE(offset_method, ''), offset_applied, hccl_errors, silent, first_time_ns, first_fleet_ns, "
-            "COALESCE(first_quality, ''), COALESCE(first_member, ''), COALESCE(first_line, 0), first_text, "
-            "COALESCE(first_signature, ''), COALESCE(first_class, '') FROM fleet_hosts WHERE run_id = ? ORDER BY host");
+            "SELECT host, COALESCE(bundle_id, 0), ips, ranks, offset_ns, offset_events, "
+            "offset_spread_ns, "
+            "COALESCE(offset_method, ''), offset_applied, hccl_errors, silent, first_time_ns, "
+            "first_fleet_ns, "
+            "COALESCE(first_quality, ''), COALESCE(first_member, ''), COALESCE(first_line, 0), "
+            "first_text, "
+            "COALESCE(first_signature, ''), COALESCE(first_class, '') FROM fleet_hosts WHERE "
+            "run_id = ? ORDER BY host");
     st.bind(1, run);
     while (st.step()) {
       FleetHost h;
@@ -1806,7 +1962,8 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
   }
   {
     Stmt st(db,
-            "SELECT rank, host, COALESCE(ip, ''), device, pid, COALESCE(grp, ''), source FROM fleet_ranks WHERE run_id = ? "
+            "SELECT rank, host, COALESCE(ip, ''), device, pid, COALESCE(grp, ''), source FROM "
+            "fleet_ranks WHERE run_id = ? "
             "ORDER BY rank, host");
     st.bind(1, run);
     while (st.step()) {
@@ -1823,7 +1980,8 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
   }
   {
     Stmt st(db,
-            "SELECT host, COALESCE(bundle_id, 0), rank, device, COALESCE(ip, ''), COALESCE(grp, ''), time_ns, fleet_ns, "
+            "SELECT host, COALESCE(bundle_id, 0), rank, device, COALESCE(ip, ''), COALESCE(grp, "
+            "''), time_ns, fleet_ns, "
             "COALESCE(time_quality, ''), rule, rule_text, confidence, COALESCE(root_cause, ''), "
             "COALESCE(root_cause_title, ''), COALESCE(root_cause_confidence, 0), summary, explains "
             "FROM fleet_first_failure WHERE run_id = ?");
@@ -1854,8 +2012,10 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
           if (x.is_string()) f.explains_symptoms.push_back(x.get<std::string>());
       }
       Stmt ev(db,
-              "SELECT host, COALESCE(member, ''), COALESCE(line, 0), time_ns, COALESCE(time_quality, ''), text, "
-              "COALESCE(signature, ''), role, COALESCE(finding, '') FROM fleet_evidence WHERE run_id = ? "
+              "SELECT host, COALESCE(member, ''), COALESCE(line, 0), time_ns, "
+              "COALESCE(time_quality, ''), text, "
+              "COALESCE(signature, ''), role, COALESCE(finding, '') FROM fleet_evidence WHERE "
+              "run_id = ? "
               "ORDER BY ord, id");
       ev.bind(1, run);
       while (ev.step()) {
@@ -1875,14 +2035,17 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
     }
   }
   {
-    Stmt st(db, "SELECT COALESCE(host, ''), rank, rule, detail FROM fleet_suspects WHERE run_id = ? ORDER BY ord");
+    Stmt st(db,
+            "SELECT COALESCE(host, ''), rank, rule, detail FROM fleet_suspects WHERE run_id = ? "
+            "ORDER BY ord");
     st.bind(1, run);
     while (st.step()) r.suspects.push_back({st.str(0), st.str(2), st.str(3), st.opt_i64(1)});
   }
   return r;
 }
 
-FleetResult run_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, const std::vector<int64_t>& failed_ids) {
+FleetResult run_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids,
+                      const std::vector<int64_t>& failed_ids) {
   FleetResult r = analyze_fleet(db, bundle_ids);
   r.failed_ids = failed_ids;
   std::sort(r.failed_ids.begin(), r.failed_ids.end());

@@ -3,13 +3,14 @@
 // and symptom, where versions drift (minorities highlighted), per-host first errors, and every
 // bundle's verdict (failed ones with the reason). Readable at 1,000+ bundles: summaries and top-N
 // lists in md, every row in json, long lists folded in html. Deterministic bytes.
+#include "faultline/correlate/fleet.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "faultline/correlate/fleet.hpp"
 #include "faultline/core/time.hpp"
 #include "render.hpp"
 
@@ -21,9 +22,9 @@ using HostSet = std::set<std::string>;
 using correlate::FleetLine;
 using correlate::FleetResult;
 
-constexpr size_t kTopBundles = 50;     // md/html: bundles listed one by one
-constexpr size_t kTopHosts = 20;       // md: per-host first errors and offsets listed
-constexpr size_t kHostListChars = 300; // md cell of a compacted host list
+constexpr size_t kTopBundles = 50;      // md/html: bundles listed one by one
+constexpr size_t kTopHosts = 20;        // md: per-host first errors and offsets listed
+constexpr size_t kHostListChars = 300;  // md cell of a compacted host list
 
 // ---------------------------------------------------------------------------------------------
 // Loading (light: no evidence rows, no timeline, only version facts)
@@ -50,7 +51,8 @@ class Q {
   std::string str(int c) const {
     const auto* p = sqlite3_column_text(st_, c);
     return p == nullptr ? std::string()
-                        : std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+                        : std::string(reinterpret_cast<const char*>(p),
+                                      static_cast<size_t>(sqlite3_column_bytes(st_, c)));
   }
   int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
   double dbl(int c) const { return sqlite3_column_double(st_, c); }
@@ -77,7 +79,8 @@ Report load_lite(sqlite3* db, int64_t id) {
   {
     std::set<std::string> hosts;
     Q st(db,
-         "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE bundle_id = ?1 UNION "
+         "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE "
+         "bundle_id = ?1 UNION "
          "SELECT host FROM findings WHERE bundle_id = ?1");
     st.bind(1, id);
     while (st.step())
@@ -86,7 +89,8 @@ Report load_lite(sqlite3* db, int64_t id) {
   }
   {
     Q st(db,
-         "SELECT finding, kind, severity, confidence, host, title, rank, COALESCE(explained_by, ''), explains "
+         "SELECT finding, kind, severity, confidence, host, title, rank, COALESCE(explained_by, "
+         "''), explains "
          "FROM findings WHERE bundle_id = ? ORDER BY rank, host, finding, id");
     st.bind(1, id);
     while (st.step()) {
@@ -109,25 +113,32 @@ Report load_lite(sqlite3* db, int64_t id) {
   {
     std::string in;
     for (const auto& n : version_fact_names()) in += (in.empty() ? "'" : ",'") + n + "'";
-    const std::string sql = "SELECT host, name, value FROM facts WHERE bundle_id = ? AND name IN (" + in +
-                            ") ORDER BY host, name, value, id";
+    const std::string sql =
+        "SELECT host, name, value FROM facts WHERE bundle_id = ? AND name IN (" + in +
+        ") ORDER BY host, name, value, id";
     Q st(db, sql.c_str());
     st.bind(1, id);
     while (st.step()) r.facts.push_back({st.str(0), st.str(1), st.str(2), "", 0});
   }
   {
-    Q st(db, "SELECT member, message FROM warnings WHERE bundle_id = ? AND member = '' ORDER BY message, id LIMIT 5");
+    Q st(db,
+         "SELECT member, message FROM warnings WHERE bundle_id = ? AND member = '' ORDER BY "
+         "message, id LIMIT 5");
     st.bind(1, id);
     while (st.step()) r.warnings.push_back({st.str(0), st.str(1)});
   }
   {
     // error-level signature hits no finding cites, by signature (as the bundle report counts them)
     Q st(db,
-         "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings f "
+         "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings "
+         "f "
          "ON f.id = fe.finding_id WHERE f.bundle_id = ?1) "
-         "SELECT h.signature, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN members m "
-         "ON m.id = e.member_id WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT 1 FROM cited c "
-         "WHERE c.member = m.path AND c.line = e.line) GROUP BY h.signature ORDER BY COUNT(*) DESC, h.signature");
+         "SELECT h.signature, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN "
+         "members m "
+         "ON m.id = e.member_id WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT "
+         "1 FROM cited c "
+         "WHERE c.member = m.path AND c.line = e.line) GROUP BY h.signature ORDER BY COUNT(*) "
+         "DESC, h.signature");
     st.bind(1, id);
     while (st.step()) {
       Unclassified u;
@@ -149,11 +160,13 @@ struct View {
     std::map<std::string, HostSet> values;  // value -> hosts
     std::string majority;
   };
-  std::map<std::string, Drift> drift;  // drifting facts only
+  std::map<std::string, Drift> drift;          // drifting facts only
   std::map<std::string, std::string> uniform;  // facts with one value on every host that has them
 };
 
-bool failed(const Report& r) { return r.status.rfind("failed", 0) == 0; }
+bool failed(const Report& r) {
+  return r.status.rfind("failed", 0) == 0;
+}
 
 View build(sqlite3* db, const std::vector<int64_t>& ids) {
   View v;
@@ -167,7 +180,8 @@ View build(sqlite3* db, const std::vector<int64_t>& ids) {
   std::stable_sort(v.bundles.begin(), v.bundles.end(), [](const Report& a, const Report& b) {
     return a.path != b.path ? a.path < b.path : a.sha256 < b.sha256;
   });
-  std::map<std::string, std::map<std::string, std::set<std::string>>> per_fact;  // fact -> host -> values
+  std::map<std::string, std::map<std::string, std::set<std::string>>>
+      per_fact;  // fact -> host -> values
   for (const auto& r : v.bundles) {
     if (failed(r)) {
       ++v.failed;
@@ -256,9 +270,12 @@ std::string bounded(std::string s, size_t max) {
 std::string md_cell(std::string s, size_t max = 200) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n' || c == '\r' || c == '\t') o += ' ';
-    else o.push_back(c);
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r' || c == '\t')
+      o += ' ';
+    else
+      o.push_back(c);
   }
   return bounded(o, max);
 }
@@ -281,7 +298,8 @@ void md_block(std::ostringstream& o, const std::string& text) {
     best = std::max(best, run);
   }
   const std::string fence(std::max<size_t>(3, best + 1), '`');
-  o << fence << "text\n" << text << (text.empty() || text.back() != '\n' ? "\n" : "") << fence << "\n";
+  o << fence << "text\n"
+    << text << (text.empty() || text.back() != '\n' ? "\n" : "") << fence << "\n";
 }
 
 std::string offset_text(const std::optional<int64_t>& ns) {
@@ -311,7 +329,8 @@ std::vector<const correlate::FleetHost*> hosts_by_first(const FleetResult& f) {
   for (const auto& h : f.hosts)
     if (h.first_fleet_ns) v.push_back(&h);
   std::sort(v.begin(), v.end(), [](const auto* a, const auto* b) {
-    return *a->first_fleet_ns != *b->first_fleet_ns ? *a->first_fleet_ns < *b->first_fleet_ns : a->host < b->host;
+    return *a->first_fleet_ns != *b->first_fleet_ns ? *a->first_fleet_ns < *b->first_fleet_ns
+                                                    : a->host < b->host;
   });
   return v;
 }
@@ -344,7 +363,9 @@ J line_json(const FleetLine& l) {
            {"role", l.role}};
 }
 
-J hosts_json(const HostSet& s) { return J(std::vector<std::string>(s.begin(), s.end())); }
+J hosts_json(const HostSet& s) {
+  return J(std::vector<std::string>(s.begin(), s.end()));
+}
 
 }  // namespace
 
@@ -382,10 +403,13 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
     b["symptoms"] = J::array();
     for (const auto& x : r.findings) {
       if (x.kind == "root_cause")
-        b["root_causes"].push_back(J{{"id", x.id}, {"host", x.host}, {"confidence", std::stod(fmt_conf(x.confidence))}});
+        b["root_causes"].push_back(
+            J{{"id", x.id}, {"host", x.host}, {"confidence", std::stod(fmt_conf(x.confidence))}});
       else
-        b["symptoms"].push_back(J{{"id", x.id}, {"host", x.host},
-                                  {"explained_by", x.explained_by.empty() ? J(nullptr) : J(x.explained_by)}});
+        b["symptoms"].push_back(
+            J{{"id", x.id},
+              {"host", x.host},
+              {"explained_by", x.explained_by.empty() ? J(nullptr) : J(x.explained_by)}});
     }
     j["bundles"].push_back(std::move(b));
   }
@@ -394,7 +418,9 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
   j["symptoms"] = J::object();  // added: symptom -> hosts (unexplained on the node itself)
   for (const auto& [id, hs] : v.symptoms) {
     auto it = v.unexplained.find(id);
-    j["symptoms"][id] = J{{"hosts", hosts_json(hs)}, {"unexplained_on_node", it == v.unexplained.end() ? J::array() : hosts_json(it->second)}};
+    j["symptoms"][id] =
+        J{{"hosts", hosts_json(hs)},
+          {"unexplained_on_node", it == v.unexplained.end() ? J::array() : hosts_json(it->second)}};
   }
   j["drift"] = J::object();
   j["drift_majority"] = J::object();  // added: the value most hosts have, per drifting fact
@@ -413,27 +439,27 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
     J ev = ff.evidence.empty() ? J(nullptr) : line_json(ff.evidence.front());
     J lines = J::array();
     for (const auto& l : ff.evidence) lines.push_back(line_json(l));
-    j["first_failure"] = J{
-        {"host", ff.host.empty() ? J(nullptr) : J(ff.host)},
-        {"rank", ff.rank ? J(*ff.rank) : J(nullptr)},
-        {"time", ff.time_ns ? J(fmt_time(ff.time_ns)) : J(nullptr)},
-        {"time_quality", ff.quality},
-        {"evidence", std::move(ev)},
-        {"device", ff.device ? J(*ff.device) : J(nullptr)},
-        {"ip", ff.ip.empty() ? J(nullptr) : J(ff.ip)},
-        {"group", ff.group.empty() ? J(nullptr) : J(ff.group)},
-        {"fleet_time", ff.fleet_ns ? J(fmt_time(ff.fleet_ns)) : J(nullptr)},
-        {"rule", ff.rule},
-        {"rule_text", ff.rule_text},
-        {"confidence", std::stod(fmt_conf(ff.confidence))},
-        {"summary", ff.summary},
-        {"root_cause", ff.root_cause.empty()
-                           ? J(nullptr)
-                           : J{{"id", ff.root_cause},
-                               {"title", ff.root_cause_title},
-                               {"confidence", std::stod(fmt_conf(ff.root_cause_confidence))}}},
-        {"explains", J{{"hosts", ff.explains_hosts}, {"symptoms", ff.explains_symptoms}}},
-        {"evidence_lines", std::move(lines)}};
+    j["first_failure"] =
+        J{{"host", ff.host.empty() ? J(nullptr) : J(ff.host)},
+          {"rank", ff.rank ? J(*ff.rank) : J(nullptr)},
+          {"time", ff.time_ns ? J(fmt_time(ff.time_ns)) : J(nullptr)},
+          {"time_quality", ff.quality},
+          {"evidence", std::move(ev)},
+          {"device", ff.device ? J(*ff.device) : J(nullptr)},
+          {"ip", ff.ip.empty() ? J(nullptr) : J(ff.ip)},
+          {"group", ff.group.empty() ? J(nullptr) : J(ff.group)},
+          {"fleet_time", ff.fleet_ns ? J(fmt_time(ff.fleet_ns)) : J(nullptr)},
+          {"rule", ff.rule},
+          {"rule_text", ff.rule_text},
+          {"confidence", std::stod(fmt_conf(ff.confidence))},
+          {"summary", ff.summary},
+          {"root_cause", ff.root_cause.empty()
+                             ? J(nullptr)
+                             : J{{"id", ff.root_cause},
+                                 {"title", ff.root_cause_title},
+                                 {"confidence", std::stod(fmt_conf(ff.root_cause_confidence))}}},
+          {"explains", J{{"hosts", ff.explains_hosts}, {"symptoms", ff.explains_symptoms}}},
+          {"evidence_lines", std::move(lines)}};
   }
   j["suspects"] = J::array();
   for (const auto& s : f.suspects)
@@ -446,27 +472,32 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
   clock["offsets"] = J::array();
   for (const auto& h : f.hosts) {
     if (!h.offset_ns) continue;
-    clock["offsets"].push_back(J{{"host", h.host},
-                                 {"offset_s", static_cast<double>(*h.offset_ns) / 1e9},
-                                 {"events", h.offset_events},
-                                 {"spread_s", h.offset_spread_ns ? J(static_cast<double>(*h.offset_spread_ns) / 1e9) : J(nullptr)},
-                                 {"method", h.offset_method},
-                                 {"applied", h.offset_applied}});
+    clock["offsets"].push_back(
+        J{{"host", h.host},
+          {"offset_s", static_cast<double>(*h.offset_ns) / 1e9},
+          {"events", h.offset_events},
+          {"spread_s",
+           h.offset_spread_ns ? J(static_cast<double>(*h.offset_spread_ns) / 1e9) : J(nullptr)},
+          {"method", h.offset_method},
+          {"applied", h.offset_applied}});
   }
   j["clock"] = std::move(clock);
-  j["hccl"] = J{{"exec_timeout_s", f.exec_timeout_s}, {"connect_timeout_s", f.connect_timeout_s}, {"source", f.timeouts_source}};
+  j["hccl"] = J{{"exec_timeout_s", f.exec_timeout_s},
+                {"connect_timeout_s", f.connect_timeout_s},
+                {"source", f.timeouts_source}};
   j["hosts"] = J::array();
   for (const auto& h : f.hosts) {
     J ips = J::array();
     for (const auto& ip : h.ips) ips.push_back(J{{"ip", ip.ip}, {"source", ip.source}});
-    j["hosts"].push_back(J{{"host", h.host},
-                           {"ips", std::move(ips)},
-                           {"ranks", h.ranks},
-                           {"hccl_errors", h.hccl_errors},
-                           {"silent", h.silent},
-                           {"first_error", h.first ? line_json(*h.first) : J(nullptr)},
-                           {"first_error_fleet_time", h.first_fleet_ns ? J(fmt_time(h.first_fleet_ns)) : J(nullptr)},
-                           {"first_error_class", h.first_class.empty() ? J(nullptr) : J(h.first_class)}});
+    j["hosts"].push_back(
+        J{{"host", h.host},
+          {"ips", std::move(ips)},
+          {"ranks", h.ranks},
+          {"hccl_errors", h.hccl_errors},
+          {"silent", h.silent},
+          {"first_error", h.first ? line_json(*h.first) : J(nullptr)},
+          {"first_error_fleet_time", h.first_fleet_ns ? J(fmt_time(h.first_fleet_ns)) : J(nullptr)},
+          {"first_error_class", h.first_class.empty() ? J(nullptr) : J(h.first_class)}});
   }
   j["notes"] = f.notes;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -496,20 +527,22 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     o << ff.summary << "\n\n";
     o << "- Rule of inference: " << ff.rule_text << "\n";
     if (!ff.root_cause.empty())
-      o << "- Node root cause: `" << ff.root_cause << "`: " << ff.root_cause_title << " (confidence "
-        << fmt_conf(ff.root_cause_confidence) << ")\n";
+      o << "- Node root cause: `" << ff.root_cause << "`: " << ff.root_cause_title
+        << " (confidence " << fmt_conf(ff.root_cause_confidence) << ")\n";
     else
-      o << "- Node root cause: none of the catalog fired on " << (ff.host.empty() ? "that node" : ff.host) << "\n";
+      o << "- Node root cause: none of the catalog fired on "
+        << (ff.host.empty() ? "that node" : ff.host) << "\n";
     if (!ff.explains_hosts.empty()) {
       HostSet hs(ff.explains_hosts.begin(), ff.explains_hosts.end());
       o << "- Explains: ";
-      for (size_t i = 0; i < ff.explains_symptoms.size(); ++i) o << (i ? ", " : "") << "`" << ff.explains_symptoms[i] << "`";
-      o << (ff.explains_symptoms.empty() ? "the collective errors" : "") << " on " << hs.size() << " other host(s): "
-        << bounded(compact(hs), kHostListChars) << "\n";
+      for (size_t i = 0; i < ff.explains_symptoms.size(); ++i)
+        o << (i ? ", " : "") << "`" << ff.explains_symptoms[i] << "`";
+      o << (ff.explains_symptoms.empty() ? "the collective errors" : "") << " on " << hs.size()
+        << " other host(s): " << bounded(compact(hs), kHostListChars) << "\n";
     }
     if (!ff.group.empty()) o << "- Communicator: `" << md_cell(ff.group) << "`\n";
-    o << "- HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT " << f.connect_timeout_s << " s ("
-      << f.timeouts_source << ")\n";
+    o << "- HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT "
+      << f.connect_timeout_s << " s (" << f.timeouts_source << ")\n";
     if (ff.fleet_ns && ff.time_ns && *ff.fleet_ns != *ff.time_ns)
       o << "- In the reference clock (" << f.reference << "): " << fmt_time(ff.fleet_ns) << "\n";
     o << "\n### Evidence\n\n";
@@ -525,8 +558,8 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   if (!f.suspects.empty()) {
     o << "### Other suspects\n\n| host | rank | rule | detail |\n|---|---|---|---|\n";
     for (const auto& s : f.suspects)
-      o << "| " << md_cell(s.host) << " | " << (s.rank ? std::to_string(*s.rank) : "") << " | `" << s.rule << "` | "
-        << md_cell(s.detail, 400) << " |\n";
+      o << "| " << md_cell(s.host) << " | " << (s.rank ? std::to_string(*s.rank) : "") << " | `"
+        << s.rule << "` | " << md_cell(s.detail, 400) << " |\n";
     o << "\n";
   }
 
@@ -538,19 +571,23 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     if (rows.empty()) {
       o << "No event shared by two hosts: cross-host order uses each host's own clock.\n\n";
     } else {
-      o << "Offsets of each host clock against `" << f.reference << "`, from events every node logged (docs/fleet.md); "
+      o << "Offsets of each host clock against `" << f.reference
+        << "`, from events every node logged (docs/fleet.md); "
         << "offsets of 2 s or more are removed before ordering first errors.\n\n";
       std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
         return std::llabs(*a->offset_ns) > std::llabs(*b->offset_ns);
       });
-      o << "| host | offset | shared events | spread | from | applied |\n|---|---|---|---|---|---|\n";
+      o << "| host | offset | shared events | spread | from | applied "
+           "|\n|---|---|---|---|---|---|\n";
       for (size_t i = 0; i < rows.size() && i < kTopHosts; ++i) {
         const auto* h = rows[i];
-        o << "| " << md_cell(h->host) << " | " << offset_text(h->offset_ns) << " | " << h->offset_events << " | "
-          << spread_text(h->offset_spread_ns) << " | " << md_cell(h->offset_method) << " | "
-          << (h->offset_applied ? "yes" : "no") << " |\n";
+        o << "| " << md_cell(h->host) << " | " << offset_text(h->offset_ns) << " | "
+          << h->offset_events << " | " << spread_text(h->offset_spread_ns) << " | "
+          << md_cell(h->offset_method) << " | " << (h->offset_applied ? "yes" : "no") << " |\n";
       }
-      if (rows.size() > kTopHosts) o << "\n" << rows.size() - kTopHosts << " more hosts with smaller offsets (json: clock.offsets).\n";
+      if (rows.size() > kTopHosts)
+        o << "\n"
+          << rows.size() - kTopHosts << " more hosts with smaller offsets (json: clock.offsets).\n";
       o << "\n";
     }
   }
@@ -561,16 +598,20 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   } else {
     o << "| root cause | hosts | count |\n|---|---|---|\n";
     for (const auto& [id, hs] : v.causes)
-      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size() << " |\n";
+      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
+        << " |\n";
     o << "\n";
   }
   if (!v.symptoms.empty()) {
-    o << "## Symptoms\n\n| symptom | hosts | count | unexplained on the node |\n|---|---|---|---|\n";
+    o << "## Symptoms\n\n| symptom | hosts | count | unexplained on the node "
+         "|\n|---|---|---|---|\n";
     for (const auto& [id, hs] : v.symptoms) {
       auto it = v.unexplained.find(id);
       const size_t un = it == v.unexplained.end() ? 0 : it->second.size();
-      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size() << " | " << un;
-      if (un > 0 && f.first_failure && !f.first_failure->host.empty()) o << " (fleet: first failure " << f.first_failure->host << ")";
+      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
+        << " | " << un;
+      if (un > 0 && f.first_failure && !f.first_failure->host.empty())
+        o << " (fleet: first failure " << f.first_failure->host << ")";
       o << " |\n";
     }
     o << "\n";
@@ -584,7 +625,8 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     for (const auto& [name, d] : v.drift)
       for (const auto& [val, hs] : d.values) {
         const bool minority = val != d.majority;
-        o << "| `" << name << "` | " << (minority ? "**" + md_cell(val) + "** (minority)" : md_cell(val)) << " | "
+        o << "| `" << name << "` | "
+          << (minority ? "**" + md_cell(val) + "** (minority)" : md_cell(val)) << " | "
           << md_cell(compact(hs), kHostListChars) << " | " << hs.size() << " |\n";
       }
     o << "\n";
@@ -605,10 +647,12 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
       << "| host | time (fleet) | class | signature | where |\n|---|---|---|---|---|\n";
     for (size_t i = 0; i < firsts.size() && i < kTopHosts; ++i) {
       const auto* h = firsts[i];
-      o << "| " << md_cell(h->host) << " | " << fmt_time(h->first_fleet_ns) << " | " << h->first_class << " | `"
-        << md_cell(h->first->signature) << "` | " << code(loc(h->first->file, h->first->line)) << " |\n";
+      o << "| " << md_cell(h->host) << " | " << fmt_time(h->first_fleet_ns) << " | "
+        << h->first_class << " | `" << md_cell(h->first->signature) << "` | "
+        << code(loc(h->first->file, h->first->line)) << " |\n";
     }
-    if (firsts.size() > kTopHosts) o << "\n" << firsts.size() - kTopHosts << " more hosts (json: hosts).\n";
+    if (firsts.size() > kTopHosts)
+      o << "\n" << firsts.size() - kTopHosts << " more hosts (json: hosts).\n";
     o << "\n";
   }
 
@@ -647,18 +691,24 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
   const View v = build(db, ids);
   const auto& f = v.fleet;
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>faultline fleet</title>\n"
-    << "<style>body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:24px auto;padding:0 16px;color:#1d2330}"
-    << "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d6dae3;padding:3px 8px;text-align:left;vertical-align:top}"
+  o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>faultline "
+       "fleet</title>\n"
+    << "<style>body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:24px "
+       "auto;padding:0 16px;color:#1d2330}"
+    << "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d6dae3;padding:3px "
+       "8px;text-align:left;vertical-align:top}"
     << "th{background:#eef1f6}code{font:12.5px ui-monospace,monospace}"
-    << "pre{background:#f4f6fa;border:1px solid #e1e5ee;padding:6px 8px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}"
+    << "pre{background:#f4f6fa;border:1px solid #e1e5ee;padding:6px "
+       "8px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}"
     << ".first{font-size:16px;padding:10px 14px;border-left:6px solid #b3261e;background:#fdf0ef}"
-    << ".minority{background:#fff4ec;font-weight:600}details>summary{cursor:pointer;font-weight:600;margin:6px 0}"
+    << ".minority{background:#fff4ec;font-weight:600}details>summary{cursor:pointer;font-weight:"
+       "600;margin:6px 0}"
     << ".muted{color:#6b7385}</style>\n</head>\n<body>\n<h1>faultline fleet report</h1>\n";
   HostSet with_cause;
   for (const auto& [id, hs] : v.causes) with_cause.insert(hs.begin(), hs.end());
-  o << "<p>" << v.bundles.size() << " bundles" << (v.failed ? " (" + std::to_string(v.failed) + " could not be read)" : "")
-    << ", " << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.</p>\n";
+  o << "<p>" << v.bundles.size() << " bundles"
+    << (v.failed ? " (" + std::to_string(v.failed) + " could not be read)" : "") << ", "
+    << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.</p>\n";
 
   o << "<h2>First failure</h2>\n";
   if (!f.first_failure) {
@@ -666,31 +716,37 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
   } else {
     const auto& ff = *f.first_failure;
     o << "<div class=\"first\"><b>" << html(who(ff)) << "</b>"
-      << (ff.time_ns ? " at " + html(fmt_time(ff.time_ns)) + " (" + html(ff.quality) + ")" : "") << " &middot; rule <code>"
-      << html(ff.rule) << "</code> &middot; confidence " << fmt_conf(ff.confidence) << "<br>" << html(ff.summary) << "</div>\n<ul>\n"
+      << (ff.time_ns ? " at " + html(fmt_time(ff.time_ns)) + " (" + html(ff.quality) + ")" : "")
+      << " &middot; rule <code>" << html(ff.rule) << "</code> &middot; confidence "
+      << fmt_conf(ff.confidence) << "<br>" << html(ff.summary) << "</div>\n<ul>\n"
       << "<li>Rule of inference: " << html(ff.rule_text) << "</li>\n";
     if (!ff.root_cause.empty())
-      o << "<li>Node root cause: <code>" << html(ff.root_cause) << "</code>: " << html(ff.root_cause_title) << " (confidence "
+      o << "<li>Node root cause: <code>" << html(ff.root_cause)
+        << "</code>: " << html(ff.root_cause_title) << " (confidence "
         << fmt_conf(ff.root_cause_confidence) << ")</li>\n";
     if (!ff.explains_hosts.empty())
-      o << "<li>Explains the collective errors on " << ff.explains_hosts.size() << " other host(s): "
+      o << "<li>Explains the collective errors on " << ff.explains_hosts.size()
+        << " other host(s): "
         << html(compact(HostSet(ff.explains_hosts.begin(), ff.explains_hosts.end()))) << "</li>\n";
     if (!ff.group.empty()) o << "<li>Communicator: <code>" << html(ff.group) << "</code></li>\n";
-    o << "<li>HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT " << f.connect_timeout_s << " s ("
-      << html(f.timeouts_source) << ")</li>\n</ul>\n";
+    o << "<li>HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT "
+      << f.connect_timeout_s << " s (" << html(f.timeouts_source) << ")</li>\n</ul>\n";
     o << "<details open><summary>Evidence (" << ff.evidence.size() << ")</summary>\n";
     for (const auto& l : ff.evidence)
-      o << "<div><span class=\"muted\">" << html(l.role) << "</span> <code>" << html(l.host) << "</code> <code>"
-        << html(loc(l.file, l.line)) << "</code> " << html(fmt_time(l.time_ns))
-        << (l.signature.empty() ? "" : " <code>" + html(l.signature) + "</code>") << "<pre>" << html(l.text) << "</pre></div>\n";
+      o << "<div><span class=\"muted\">" << html(l.role) << "</span> <code>" << html(l.host)
+        << "</code> <code>" << html(loc(l.file, l.line)) << "</code> " << html(fmt_time(l.time_ns))
+        << (l.signature.empty() ? "" : " <code>" + html(l.signature) + "</code>") << "<pre>"
+        << html(l.text) << "</pre></div>\n";
     o << "</details>\n";
   }
   if (!f.suspects.empty()) {
-    o << "<details><summary>Other suspects (" << f.suspects.size() << ")</summary><table><tr><th>host</th><th>rank</th>"
+    o << "<details><summary>Other suspects (" << f.suspects.size()
+      << ")</summary><table><tr><th>host</th><th>rank</th>"
       << "<th>rule</th><th>detail</th></tr>\n";
     for (const auto& s : f.suspects)
-      o << "<tr><td>" << html(s.host) << "</td><td>" << (s.rank ? std::to_string(*s.rank) : "") << "</td><td><code>"
-        << html(s.rule) << "</code></td><td>" << html(s.detail) << "</td></tr>\n";
+      o << "<tr><td>" << html(s.host) << "</td><td>" << (s.rank ? std::to_string(*s.rank) : "")
+        << "</td><td><code>" << html(s.rule) << "</code></td><td>" << html(s.detail)
+        << "</td></tr>\n";
     o << "</table></details>\n";
   }
 
@@ -701,61 +757,75 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
     if (n == 0) {
       o << "<p>No event shared by two hosts: cross-host order uses each host's own clock.</p>\n";
     } else {
-      o << "<p>Against <code>" << html(f.reference) << "</code>; offsets of 2 s or more are removed before ordering.</p>\n"
-        << "<details" << (n <= kTopHosts ? " open" : "") << "><summary>" << n << " hosts</summary><table><tr><th>host</th>"
-        << "<th>offset</th><th>shared events</th><th>spread</th><th>from</th><th>applied</th></tr>\n";
+      o << "<p>Against <code>" << html(f.reference)
+        << "</code>; offsets of 2 s or more are removed before ordering.</p>\n"
+        << "<details" << (n <= kTopHosts ? " open" : "") << "><summary>" << n
+        << " hosts</summary><table><tr><th>host</th>"
+        << "<th>offset</th><th>shared "
+           "events</th><th>spread</th><th>from</th><th>applied</th></tr>\n";
       for (const auto& h : f.hosts) {
         if (!h.offset_ns) continue;
-        o << "<tr" << (h.offset_applied ? " class=\"minority\"" : "") << "><td>" << html(h.host) << "</td><td>"
-          << html(offset_text(h.offset_ns)) << "</td><td>" << h.offset_events << "</td><td>"
-          << html(spread_text(h.offset_spread_ns)) << "</td><td>" << html(h.offset_method) << "</td><td>"
-          << (h.offset_applied ? "yes" : "no") << "</td></tr>\n";
+        o << "<tr" << (h.offset_applied ? " class=\"minority\"" : "") << "><td>" << html(h.host)
+          << "</td><td>" << html(offset_text(h.offset_ns)) << "</td><td>" << h.offset_events
+          << "</td><td>" << html(spread_text(h.offset_spread_ns)) << "</td><td>"
+          << html(h.offset_method) << "</td><td>" << (h.offset_applied ? "yes" : "no")
+          << "</td></tr>\n";
       }
       o << "</table></details>\n";
     }
   }
 
   o << "<h2>Causes</h2>\n";
-  if (v.causes.empty()) o << "<p>No root cause on any host.</p>\n";
+  if (v.causes.empty())
+    o << "<p>No root cause on any host.</p>\n";
   else {
     o << "<table><tr><th>root cause</th><th>hosts</th><th>count</th></tr>\n";
     for (const auto& [id, hs] : v.causes)
-      o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(compact(hs)) << "</td><td>" << hs.size() << "</td></tr>\n";
+      o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(compact(hs)) << "</td><td>"
+        << hs.size() << "</td></tr>\n";
     o << "</table>\n";
   }
   if (!v.symptoms.empty()) {
-    o << "<h2>Symptoms</h2>\n<table><tr><th>symptom</th><th>hosts</th><th>count</th><th>unexplained on the node</th></tr>\n";
+    o << "<h2>Symptoms</h2>\n<table><tr><th>symptom</th><th>hosts</th><th>count</"
+         "th><th>unexplained on the node</th></tr>\n";
     for (const auto& [id, hs] : v.symptoms) {
       auto it = v.unexplained.find(id);
-      o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(compact(hs)) << "</td><td>" << hs.size() << "</td><td>"
-        << (it == v.unexplained.end() ? 0 : it->second.size()) << "</td></tr>\n";
+      o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(compact(hs)) << "</td><td>"
+        << hs.size() << "</td><td>" << (it == v.unexplained.end() ? 0 : it->second.size())
+        << "</td></tr>\n";
     }
     o << "</table>\n";
   }
   o << "<h2>Version drift</h2>\n";
-  if (v.drift.empty()) o << "<p>No drift: every version fact has one value across the fleet.</p>\n";
+  if (v.drift.empty())
+    o << "<p>No drift: every version fact has one value across the fleet.</p>\n";
   else {
     o << "<table><tr><th>fact</th><th>value</th><th>hosts</th><th>count</th></tr>\n";
     for (const auto& [name, d] : v.drift)
       for (const auto& [val, hs] : d.values) {
         const bool minority = val != d.majority;
-        o << "<tr" << (minority ? " class=\"minority\"" : "") << "><td><code>" << html(name) << "</code></td><td>" << html(val)
-          << (minority ? " (minority)" : "") << "</td><td>" << html(compact(hs)) << "</td><td>" << hs.size() << "</td></tr>\n";
+        o << "<tr" << (minority ? " class=\"minority\"" : "") << "><td><code>" << html(name)
+          << "</code></td><td>" << html(val) << (minority ? " (minority)" : "") << "</td><td>"
+          << html(compact(hs)) << "</td><td>" << hs.size() << "</td></tr>\n";
       }
     o << "</table>\n";
   }
   const auto firsts = hosts_by_first(f);
   if (!firsts.empty()) {
-    o << "<h2>First errors per host</h2>\n<details" << (firsts.size() <= kTopHosts ? " open" : "") << "><summary>"
-      << firsts.size() << " hosts, earliest first (reference clock)</summary><table><tr><th>host</th><th>time (fleet)</th>"
+    o << "<h2>First errors per host</h2>\n<details" << (firsts.size() <= kTopHosts ? " open" : "")
+      << "><summary>" << firsts.size()
+      << " hosts, earliest first (reference clock)</summary><table><tr><th>host</th><th>time "
+         "(fleet)</th>"
       << "<th>class</th><th>signature</th><th>where</th></tr>\n";
     for (const auto* h : firsts)
-      o << "<tr><td>" << html(h->host) << "</td><td>" << html(fmt_time(h->first_fleet_ns)) << "</td><td>" << html(h->first_class)
-        << "</td><td><code>" << html(h->first->signature) << "</code></td><td><code>" << html(loc(h->first->file, h->first->line))
+      o << "<tr><td>" << html(h->host) << "</td><td>" << html(fmt_time(h->first_fleet_ns))
+        << "</td><td>" << html(h->first_class) << "</td><td><code>" << html(h->first->signature)
+        << "</code></td><td><code>" << html(loc(h->first->file, h->first->line))
         << "</code></td></tr>\n";
     o << "</table></details>\n";
   }
-  o << "<h2>Bundles</h2>\n<details" << (v.bundles.size() <= kTopBundles ? " open" : "") << "><summary>" << v.bundles.size()
+  o << "<h2>Bundles</h2>\n<details" << (v.bundles.size() <= kTopBundles ? " open" : "")
+    << "><summary>" << v.bundles.size()
     << " bundles</summary><table><tr><th>bundle</th><th>hosts</th><th>verdict</th></tr>\n";
   for (const auto& r : v.bundles) {
     std::string h;

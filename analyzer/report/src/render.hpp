@@ -1,17 +1,18 @@
 // Renderers of a loaded Report (model.hpp).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "faultline/core/types.hpp"
 #include "model.hpp"
 
 namespace faultline::report::detail {
 
-inline std::string kFaultlineVersion() { return std::string(faultline::kVersion); }
+inline std::string kFaultlineVersion() {
+  return std::string(faultline::kVersion);
+}
 
 std::string render_md(const Report& r);
 std::string render_json(const Report& r);

@@ -116,8 +116,7 @@ struct Db::Stmts {
               "process,pid,tid,device,rank,message,text) "
               "VALUES(?,?,?,?,?,?,NULL,'unknown',?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
         hit(db, "INSERT INTO hits(bundle_id,event_id,signature,captures) VALUES(?,?,?,?)"),
-        fact(db,
-             "INSERT INTO facts(bundle_id,host,name,value,member_id,line) VALUES(?,?,?,?,?,?)"),
+        fact(db, "INSERT INTO facts(bundle_id,host,name,value,member_id,line) VALUES(?,?,?,?,?,?)"),
         warning(db, "INSERT INTO warnings(bundle_id,member,message) VALUES(?,?,?)"),
         host(db, "INSERT OR IGNORE INTO hosts(bundle_id,name,source) VALUES(?,?,?)") {}
   Stmt member, member_update, text, event, hit, fact, warning, host;
@@ -148,8 +147,12 @@ void Db::exec(std::string_view sql) {
   }
 }
 
-void Db::begin() { exec("BEGIN IMMEDIATE"); }
-void Db::commit() { exec("COMMIT"); }
+void Db::begin() {
+  exec("BEGIN IMMEDIATE");
+}
+void Db::commit() {
+  exec("COMMIT");
+}
 
 std::unique_ptr<Db> Db::open(const std::filesystem::path& path) {
   sqlite3* raw = nullptr;
@@ -271,12 +274,30 @@ int64_t Db::add_event(int64_t bundle, int64_t member, std::string_view host, con
   else
     s.null(10);
   s.bind(11, to_string(e.severity)).bind(12, static_cast<int64_t>(e.severity));
-  if (e.module.empty()) s.null(13); else s.bind_text_utf8(13, e.module);
-  if (e.process.empty()) s.null(14); else s.bind_text_utf8(14, e.process);
-  if (e.pid >= 0) s.bind(15, e.pid); else s.null(15);
-  if (e.tid >= 0) s.bind(16, e.tid); else s.null(16);
-  if (e.device >= 0) s.bind(17, int64_t{e.device}); else s.null(17);
-  if (e.rank >= 0) s.bind(18, int64_t{e.rank}); else s.null(18);
+  if (e.module.empty())
+    s.null(13);
+  else
+    s.bind_text_utf8(13, e.module);
+  if (e.process.empty())
+    s.null(14);
+  else
+    s.bind_text_utf8(14, e.process);
+  if (e.pid >= 0)
+    s.bind(15, e.pid);
+  else
+    s.null(15);
+  if (e.tid >= 0)
+    s.bind(16, e.tid);
+  else
+    s.null(16);
+  if (e.device >= 0)
+    s.bind(17, int64_t{e.device});
+  else
+    s.null(17);
+  if (e.rank >= 0)
+    s.bind(18, int64_t{e.rank});
+  else
+    s.null(18);
   s.bind_text_utf8(19, e.message.empty() ? e.text : e.message);
   s.bind_text_utf8(20, e.text);
   return s.insert();
@@ -294,7 +315,10 @@ void Db::add_hit(int64_t bundle, int64_t event, std::string_view signature,
 void Db::add_fact(int64_t bundle, std::string_view host, const Fact& f, int64_t member) {
   auto& s = st_->fact;
   s.bind(1, bundle).bind_text_utf8(2, host).bind_text_utf8(3, f.name).bind_text_utf8(4, f.value);
-  if (member > 0) s.bind(5, member); else s.null(5);
+  if (member > 0)
+    s.bind(5, member);
+  else
+    s.null(5);
   s.bind(6, int64_t{f.line}).run();
 }
 

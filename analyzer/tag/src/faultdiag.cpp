@@ -214,9 +214,9 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
     x.title = str_attr(attr, "cause_en");
     if (x.title.empty()) x.title = str_attr(attr, "cause_zh");
     if (x.title.empty()) x.title = code;
-    const std::string source =
-        e.contains("source_file") && e["source_file"].is_string() ? e["source_file"].get<std::string>()
-                                                                   : std::string();
+    const std::string source = e.contains("source_file") && e["source_file"].is_string()
+                                   ? e["source_file"].get<std::string>()
+                                   : std::string();
     bool known = false;
     x.kinds = kinds_of(source, &known);
     if (!known)
@@ -292,10 +292,11 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
   out << YAML::EndSeq << YAML::EndMap;
   if (!out.good()) throw std::invalid_argument(std::string("YAML: ") + out.GetLastError());
 
-  std::string text = "# Imported from a MindCluster FaultDiag knowledge base (kg-config.json) by\n"
-                     "# `faultline rules import-faultdiag`: " +
-                     std::to_string(st.imported) + " signatures, " + std::to_string(st.skipped) +
-                     " entries skipped.\n";
+  std::string text =
+      "# Imported from a MindCluster FaultDiag knowledge base (kg-config.json) by\n"
+      "# `faultline rules import-faultdiag`: " +
+      std::to_string(st.imported) + " signatures, " + std::to_string(st.skipped) +
+      " entries skipped.\n";
   text += out.c_str();
   text += "\n";
   return text;

@@ -17,12 +17,12 @@ namespace faultline::app {
 
 struct Options {
   ingest::Limits limits;
-  bool keep_raw = false;                       // store every member's text, zstd-compressed
-  uint64_t small_member_bytes = 256 * 1024;    // members up to this size are stored whole
+  bool keep_raw = false;                         // store every member's text, zstd-compressed
+  uint64_t small_member_bytes = 256 * 1024;      // members up to this size are stored whole
   std::vector<std::filesystem::path> rule_dirs;  // --rules DIR (override embedded packs)
-  std::filesystem::path cache_dir;             // compiled rule database cache ("" = none)
-  bool progress = false;                       // progress lines on stderr
-  bool stats = false;                          // per-stage statistics on stderr
+  std::filesystem::path cache_dir;               // compiled rule database cache ("" = none)
+  bool progress = false;                         // progress lines on stderr
+  bool stats = false;                            // per-stage statistics on stderr
   // Streaming pass on two threads: walk + decompression + sha256 + classify + Hyperscan on the
   // caller, parsers + SQLite rows on a second thread. fleet turns it off in its workers (one
   // thread per bundle: -j N is the parallelism there).
@@ -31,8 +31,8 @@ struct Options {
 
 struct Outcome {
   int64_t bundle_id = -1;
-  int exit_code = 0;        // 0 ok, 3 unreadable input
-  std::string error;        // for exit 3: names the file and the problem
+  int exit_code = 0;  // 0 ok, 3 unreadable input
+  std::string error;  // for exit 3: names the file and the problem
   ingest::Result ingest;
   correlate::Summary summary;
 };
@@ -56,14 +56,15 @@ struct FleetOutcome {
     std::string bundle;
     std::string message;
   };
-  std::vector<Failure> failures;    // bundles that could not be read (the fleet goes on)
-  std::string correlation_error;    // fleet correlation failed (the per-bundle rows stand)
+  std::vector<Failure> failures;  // bundles that could not be read (the fleet goes on)
+  std::string correlation_error;  // fleet correlation failed (the per-bundle rows stand)
 };
 
 // The bundles named by the inputs: files as they are; a directory is itself a bundle when it holds
 // regular files or a single sub-directory, otherwise each of its entries is a bundle (a folder of
 // node bundles). Sorted by path.
-std::vector<std::filesystem::path> expand_fleet_inputs(const std::vector<std::filesystem::path>& in);
+std::vector<std::filesystem::path> expand_fleet_inputs(
+    const std::vector<std::filesystem::path>& in);
 
 // Analyses the bundles in parallel (jobs workers, each streaming into its own temporary database,
 // merged into db one at a time). A broken bundle becomes a warning row and a failure entry; an

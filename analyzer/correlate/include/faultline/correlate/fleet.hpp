@@ -70,12 +70,12 @@ struct FleetResult {
   std::vector<int64_t> failed_ids;  // bundles that could not be read (rows with status failed)
   std::string reference;            // host whose clock fleet times are expressed in
   int64_t exec_timeout_s = 0, connect_timeout_s = 0;
-  std::string timeouts_source;      // logged | default
-  std::vector<FleetHost> hosts;     // sorted by host
-  std::vector<FleetRank> ranks;     // sorted by rank, host
+  std::string timeouts_source;   // logged | default
+  std::vector<FleetHost> hosts;  // sorted by host
+  std::vector<FleetRank> ranks;  // sorted by rank, host
   std::optional<FleetFirstFailure> first_failure;
   std::vector<FleetSuspect> suspects;
-  std::vector<std::string> notes;   // what the inference could not do (no roster, no offsets, ...)
+  std::vector<std::string> notes;  // what the inference could not do (no roster, no offsets, ...)
 };
 
 // Inference only: reads the database, writes nothing (the report uses it for databases without a
