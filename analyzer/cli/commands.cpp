@@ -27,7 +27,10 @@ uint64_t parse_size(const std::string& s, const char* option) {
   if (!v.empty()) {
     const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(v.back())));
     if (last == 'K' || last == 'M' || last == 'G' || last == 'T') {
-      mult = last == 'K' ? 1ULL << 10 : last == 'M' ? 1ULL << 20 : last == 'G' ? 1ULL << 30 : 1ULL << 40;
+      mult = last == 'K'   ? 1ULL << 10
+             : last == 'M' ? 1ULL << 20
+             : last == 'G' ? 1ULL << 30
+                           : 1ULL << 40;
       v.remove_suffix(1);
     }
   }
@@ -71,9 +74,10 @@ void add_common(CLI::App& cmd, CommonOptions& c) {
                  "Extra rules directory (signatures/, diagnoses/, compat/, classify/); its files "
                  "override the built-in ones with the same path. Repeatable.")
       ->check(CLI::ExistingDirectory);
-  cmd.add_option("--cache-dir", c.cache_dir,
-                 "Where compiled signature databases are cached (default: $XDG_CACHE_HOME/faultline "
-                 "or ~/.cache/faultline)");
+  cmd.add_option(
+      "--cache-dir", c.cache_dir,
+      "Where compiled signature databases are cached (default: $XDG_CACHE_HOME/faultline "
+      "or ~/.cache/faultline)");
   cmd.add_flag("--no-cache", c.no_cache, "Compile the signature database every time");
 }
 
@@ -101,7 +105,8 @@ std::optional<Severity> max_finding_severity(sqlite3* db, const std::vector<int6
 app::Options app_options(const CommonOptions& c) {
   app::Options o;
   for (const auto& d : c.rule_dirs) o.rule_dirs.emplace_back(d);
-  if (!c.no_cache) o.cache_dir = c.cache_dir.empty() ? app::default_cache_dir() : fs::path(c.cache_dir);
+  if (!c.no_cache)
+    o.cache_dir = c.cache_dir.empty() ? app::default_cache_dir() : fs::path(c.cache_dir);
   return o;
 }
 
@@ -127,7 +132,8 @@ class DbFile {
   ~DbFile() {
     if (!temp_) return;
     std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path_.string() + suffix, ec);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      fs::remove(path_.string() + suffix, ec);
   }
   DbFile(const DbFile&) = delete;
   DbFile& operator=(const DbFile&) = delete;
@@ -160,8 +166,9 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
                  "Uncompressed bytes of one file; the rest is cut with a warning (default 4G)");
   cmd.add_option("--max-total-size", a.max_total_size,
                  "Uncompressed bytes of the whole bundle (default 64G)");
-  cmd.add_option("--max-ratio", a.max_ratio,
-                 "Uncompressed/compressed ratio of an archive before it counts as a bomb (default 1000)");
+  cmd.add_option(
+      "--max-ratio", a.max_ratio,
+      "Uncompressed/compressed ratio of an archive before it counts as a bomb (default 1000)");
   cmd.add_option("--max-line-length", a.max_line_length,
                  "Longer lines are cut at this length with a warning (default 1M)");
   cmd.add_option("--small-file-size", a.small_member_size,
@@ -170,7 +177,8 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
 }
 
 void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
-  cmd.add_option("BUNDLE_OR_DIR", a.inputs, "Node bundles, or directories holding them")->required();
+  cmd.add_option("BUNDLE_OR_DIR", a.inputs, "Node bundles, or directories holding them")
+      ->required();
   cmd.add_option("-j,--jobs", a.jobs, "Bundles analyzed in parallel (default: number of cores)");
   cmd.add_option("--db", a.db, "Keep the fleet analysis in this SQLite file");
   cmd.add_option("--format", a.format, "Report format: md (default), json, html");
@@ -198,11 +206,12 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
   };
   auto* list = cmd.add_subcommand("list", "List signatures, diagnoses and member kinds");
   add_dirs(list);
-  auto* test = cmd.add_subcommand(
-      "test", "Run every rule's own example lines; exits 2 on any failure");
+  auto* test =
+      cmd.add_subcommand("test", "Run every rule's own example lines; exits 2 on any failure");
   add_dirs(test);
   auto* lint = cmd.add_subcommand(
-      "lint", "Check ids, file names, duplicates, kinds and that each pattern matches its examples");
+      "lint",
+      "Check ids, file names, duplicates, kinds and that each pattern matches its examples");
   add_dirs(lint);
   auto* imp = cmd.add_subcommand(
       "import-faultdiag",
@@ -210,7 +219,8 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
   imp->add_option("FILE", a.import_file, "FaultDiag knowledge-base file (kg-config.json style)")
       ->required()
       ->check(CLI::ExistingFile);
-  imp->add_option("--family", a.family, "Family (file stem) of the generated pack (default faultdiag)");
+  imp->add_option("--family", a.family,
+                  "Family (file stem) of the generated pack (default faultdiag)");
   imp->add_option("-o,--output", a.output, "Write the pack here (default stdout)");
   cmd.footer(
       "Examples:\n"
@@ -292,9 +302,10 @@ int run_report(const ReportArgs& a) {
   const auto complete = store::bundle_ids(db->handle(), false);
   if (!a.bundle.empty()) {
     sqlite3_stmt* s = nullptr;
-    sqlite3_prepare_v2(db->handle(),
-                       "SELECT id, status FROM bundles WHERE CAST(id AS TEXT)=?1 OR sha256 LIKE ?1 || '%'",
-                       -1, &s, nullptr);
+    sqlite3_prepare_v2(
+        db->handle(),
+        "SELECT id, status FROM bundles WHERE CAST(id AS TEXT)=?1 OR sha256 LIKE ?1 || '%'", -1, &s,
+        nullptr);
     sqlite3_bind_text(s, 1, a.bundle.c_str(), -1, SQLITE_TRANSIENT);
     while (sqlite3_step(s) == SQLITE_ROW) ids.push_back(sqlite3_column_int64(s, 0));
     sqlite3_finalize(s);
@@ -303,8 +314,7 @@ int run_report(const ReportArgs& a) {
     ids = complete;
   }
   if (complete.size() < all.size())
-    std::cerr << "faultline: " << (all.size() - complete.size())
-              << " analysis(es) in " << a.db
+    std::cerr << "faultline: " << (all.size() - complete.size()) << " analysis(es) in " << a.db
               << " did not complete (interrupted or failed) and are not reported\n";
   if (ids.empty()) {
     std::cerr << "faultline: " << a.db << ": no complete analysis in this database\n";

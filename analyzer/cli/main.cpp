@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
 
   fl::cli::FleetArgs fa;
   auto* fleet = app.add_subcommand(
-      "fleet", "Analyze the node bundles of one job together: shared causes, version drift, "
-               "the node that failed first.");
+      "fleet",
+      "Analyze the node bundles of one job together: shared causes, version drift, "
+      "the node that failed first.");
   fl::cli::add_fleet_options(*fleet, fa, common);
   fleet->footer(
       "Examples:\n"
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
 
   fl::cli::ReportArgs ra;
   auto* report = app.add_subcommand(
-      "report", "Render the report of an analysis from its database alone (same bytes as analyze).");
+      "report",
+      "Render the report of an analysis from its database alone (same bytes as analyze).");
   fl::cli::add_report_options(*report, ra);
   report->footer(
       "Examples:\n"
@@ -62,7 +64,8 @@ int main(int argc, char** argv) {
       "  faultline report --db case.db --format html --output case.html");
 
   fl::cli::RulesArgs rl;
-  auto* rules = app.add_subcommand("rules", "List, test, lint or import signature and diagnosis rules.");
+  auto* rules =
+      app.add_subcommand("rules", "List, test, lint or import signature and diagnosis rules.");
   fl::cli::add_rules_options(*rules, rl);
 
   fl::cli::ServeArgs sv;
@@ -73,7 +76,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  faultline serve --data /srv/faultline                      # http://127.0.0.1:8080/\n"
       "  faultline serve --listen 0.0.0.0:8080 --token $(openssl rand -hex 16) -j 2\n"
-      "  curl --data-binary @node07.tar.zst 'http://127.0.0.1:8080/api/bundles?name=node07.tar.zst'");
+      "  curl --data-binary @node07.tar.zst "
+      "'http://127.0.0.1:8080/api/bundles?name=node07.tar.zst'");
 
   try {
     app.parse(argc, argv);

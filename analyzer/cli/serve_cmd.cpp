@@ -23,8 +23,10 @@ namespace {
 std::atomic<serve::Server*> g_server{nullptr};
 
 fs::path default_data_dir() {
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return fs::path(x) / "faultline" / "serve";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".local/share/faultline/serve";
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x)
+    return fs::path(x) / "faultline" / "serve";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return fs::path(h) / ".local/share/faultline/serve";
   return "faultline-serve-data";
 }
 
@@ -38,12 +40,14 @@ void add_serve_options(CLI::App& cmd, ServeArgs& a) {
                  "Directory for uploads, one database per analysis and the index (default "
                  "$XDG_DATA_HOME/faultline/serve or ~/.local/share/faultline/serve)");
   cmd.add_option("--max-upload", a.max_upload, "Largest bundle accepted (default 4G); 413 beyond");
-  cmd.add_option("-j,--jobs", a.jobs, "Analyses run in parallel (default: half the cores, at least 1)");
+  cmd.add_option("-j,--jobs", a.jobs,
+                 "Analyses run in parallel (default: half the cores, at least 1)");
   cmd.add_option("--token", a.token,
                  "Access token required on every request (Authorization: Bearer TOKEN or "
                  "?token=TOKEN); required on a non-loopback address")
       ->envname("FAULTLINE_TOKEN");
-  cmd.add_option("--rules", a.rule_dirs, "Extra rules directory overriding the built-in rules. Repeatable.")
+  cmd.add_option("--rules", a.rule_dirs,
+                 "Extra rules directory overriding the built-in rules. Repeatable.")
       ->check(CLI::ExistingDirectory);
   cmd.add_option("--cache-dir", a.cache_dir, "Where compiled signature databases are cached");
   cmd.add_flag("--no-cache", a.no_cache, "Compile the signature database for every analysis");
@@ -64,7 +68,8 @@ int run_serve(const ServeArgs& a) {
   cfg.jobs = a.jobs != 0 ? a.jobs : std::max(1U, hw / 2);
   cfg.token = a.token;
   for (const auto& d : a.rule_dirs) cfg.analyze.rule_dirs.emplace_back(d);
-  if (!a.no_cache) cfg.analyze.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
+  if (!a.no_cache)
+    cfg.analyze.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
 
   // Signals are taken by one thread (sigwait) so that every other thread runs undisturbed:
   // the first SIGINT/SIGTERM stops serving and lets running analyses end; a second one quits now
@@ -100,17 +105,19 @@ int run_serve(const ServeArgs& a) {
 
   const auto rec = server->recovery();
   if (rec.interrupted > 0)
-    std::fprintf(stderr, "faultline serve: %d analysis(es) interrupted by the last stop marked failed\n",
+    std::fprintf(stderr,
+                 "faultline serve: %d analysis(es) interrupted by the last stop marked failed\n",
                  rec.interrupted);
   if (rec.requeued > 0)
     std::fprintf(stderr, "faultline serve: %d queued analysis(es) queued again\n", rec.requeued);
   const bool v6 = cfg.host.find(':') != std::string::npos;
-  std::fprintf(stderr,
-               "faultline serve: listening on http://%s%s%s:%d/ (data %s, %u worker(s), uploads up to "
-               "%s)%s\n",
-               v6 ? "[" : "", cfg.host.c_str(), v6 ? "]" : "", port,
-               fs::absolute(cfg.data_dir).string().c_str(), cfg.jobs, a.max_upload.c_str(),
-               cfg.token.empty() ? "" : "; requests need the token");
+  std::fprintf(
+      stderr,
+      "faultline serve: listening on http://%s%s%s:%d/ (data %s, %u worker(s), uploads up to "
+      "%s)%s\n",
+      v6 ? "[" : "", cfg.host.c_str(), v6 ? "]" : "", port,
+      fs::absolute(cfg.data_dir).string().c_str(), cfg.jobs, a.max_upload.c_str(),
+      cfg.token.empty() ? "" : "; requests need the token");
   std::fflush(stderr);
   const bool ok = server->run();
   g_server = nullptr;

@@ -363,12 +363,18 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--mb") mb = std::stod(val());
-    else if (a == "--rules") rules = val();
-    else if (a == "--threads") threads = std::max(1, std::stoi(val()));
-    else if (a == "--rounds") rounds = std::max(1, std::stoi(val()));
-    else if (a == "--patterns-out") patterns_out = val();
-    else return usage();
+    if (a == "--mb")
+      mb = std::stod(val());
+    else if (a == "--rules")
+      rules = val();
+    else if (a == "--threads")
+      threads = std::max(1, std::stoi(val()));
+    else if (a == "--rounds")
+      rounds = std::max(1, std::stoi(val()));
+    else if (a == "--patterns-out")
+      patterns_out = val();
+    else
+      return usage();
   }
   try {
     if (cmd == "gen") return cmd_gen(file, mb, rules);

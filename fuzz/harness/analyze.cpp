@@ -27,7 +27,8 @@ constexpr std::string_view kNames[] = {
 // A private temporary directory, removed at exit.
 struct WorkDir {
   fs::path path;
-  WorkDir() : path(fs::temp_directory_path() / ("faultline-fuzz-analyze-" + std::to_string(getpid()))) {
+  WorkDir()
+      : path(fs::temp_directory_path() / ("faultline-fuzz-analyze-" + std::to_string(getpid()))) {
     fs::create_directories(path / "cache");
   }
   ~WorkDir() {

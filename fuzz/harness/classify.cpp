@@ -1,11 +1,12 @@
 // Harness: classify::Classifier::classify (path + first bytes of a member) and the host hints.
 // Input: the member path up to the first '\n' (at most 4 KiB), then the member's head.
+#include "faultline/classify/classify.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <set>
 
 #include "common.hpp"
-#include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 
 namespace {
@@ -13,8 +14,8 @@ namespace {
 using namespace faultline;
 
 const classify::Classifier& classifier() {
-  static const auto c = std::make_unique<classify::Classifier>(
-      rules_under(embedded_rules(), "classify/"));
+  static const auto c =
+      std::make_unique<classify::Classifier>(rules_under(embedded_rules(), "classify/"));
   return *c;
 }
 

@@ -12,13 +12,12 @@
 
 // A property of the code under test that the input broke: report and abort, so that libFuzzer
 // saves the input and the replay test fails.
-#define FUZZ_CHECK(cond, what)                                                          \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      std::fprintf(stderr, "%s:%d: property broken: %s (%s)\n", __FILE__, __LINE__, what, \
-                   #cond);                                                              \
-      std::abort();                                                                     \
-    }                                                                                   \
+#define FUZZ_CHECK(cond, what)                                                                    \
+  do {                                                                                            \
+    if (!(cond)) {                                                                                \
+      std::fprintf(stderr, "%s:%d: property broken: %s (%s)\n", __FILE__, __LINE__, what, #cond); \
+      std::abort();                                                                               \
+    }                                                                                             \
   } while (0)
 
 namespace faultline::fuzz {

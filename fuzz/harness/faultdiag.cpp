@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;  // documented: malformed JSON or layout
   }
   const tag::RuleSet rs = tag::load_signatures({{"signatures/fd.yaml", yaml}});
-  if (!rs.errors.empty()) std::fprintf(stderr, "%s\n---\n%s\n", rs.errors.front().c_str(), yaml.c_str());
+  if (!rs.errors.empty())
+    std::fprintf(stderr, "%s\n---\n%s\n", rs.errors.front().c_str(), yaml.c_str());
   FUZZ_CHECK(rs.errors.empty(), "the imported pack does not load");
   FUZZ_CHECK(rs.signatures.size() == static_cast<size_t>(st.imported),
              "loaded signatures differ from the imported count");

@@ -1,11 +1,12 @@
 // Harness: ingest::walk_memory over an archive held in memory (every container format, nested).
 // Input: byte 0 picks the bundle name (the name decides only lzma and single compressed files),
 // the rest is the bundle. Checks the documented guarantees on member names, sizes and counts.
+#include "faultline/ingest/ingest.hpp"
+
 #include <string>
 #include <vector>
 
 #include "common.hpp"
-#include "faultline/ingest/ingest.hpp"
 
 namespace {
 
@@ -49,7 +50,9 @@ void check_path(std::string_view path) {
   FUZZ_CHECK(!path.empty(), "member path is empty");
   FUZZ_CHECK(path.front() != '/', "member path is absolute");
   FUZZ_CHECK(valid_utf8(path), "member path is not valid UTF-8");
-  for (const char c : path) FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f, "control character in member path");
+  for (const char c : path)
+    FUZZ_CHECK(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
+               "control character in member path");
   // Each nested archive adds "!/": components are split at '/' and the "!" suffix is kept.
   size_t start = 0;
   while (start <= path.size()) {
@@ -67,7 +70,8 @@ class Visitor final : public ingest::Visitor {
   explicit Visitor(const ingest::Limits& l) : lim_(l), chunker_(l.max_line_bytes, 4096) {}
   void member(const ingest::MemberInfo& info, ingest::MemberReader& reader) override {
     check_path(info.path);
-    FUZZ_CHECK(info.archives.size() <= lim_.max_depth + 1, "more enclosing archives than max_depth");
+    FUZZ_CHECK(info.archives.size() <= lim_.max_depth + 1,
+               "more enclosing archives than max_depth");
     for (const auto& a : info.archives) fuzz::g_sink = fuzz::g_sink + touch(a);
     ++members_;
     // Alternate the ways the app reads members: all through the chunker, a prefix, nothing.

@@ -1,9 +1,9 @@
 // Harness: every parser of parse::parser_kinds(), line by line as the app feeds them.
 // Input: line 1 is the kind (a kind without a parser picks one by a hash of the line, so every
 // input reaches some parser and regression inputs keep their parser when kinds are added),
-// line 2 the member path (some parsers read the pid or device from it), the rest the member text. Every view an event hands out is
-// read (ASan sees a dangling one) and its time is converted as the store converts it (UBSan sees
-// an overflow).
+// line 2 the member path (some parsers read the pid or device from it), the rest the member text.
+// Every view an event hands out is read (ASan sees a dangling one) and its time is converted as the
+// store converts it (UBSan sees an overflow).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -16,7 +16,6 @@ namespace {
 
 using namespace faultline;
 
-
 class CheckSink final : public parse::Sink {
  public:
   explicit CheckSink(uint32_t lines) : lines_(lines) {}
@@ -27,9 +26,9 @@ class CheckSink final : public parse::Sink {
                    fuzz::touch(e.message) + fuzz::touch(e.text);
     if (e.time.has_civil()) {
       const int year = e.time.year == 0 ? 2000 : e.time.year;  // as store::Db::add_event
-      fuzz::g_sink = fuzz::g_sink + static_cast<unsigned>(civil_to_ns(
-                                        year, e.time.month, e.time.day, e.time.hour,
-                                        e.time.minute, e.time.second, e.time.nanos));
+      fuzz::g_sink = fuzz::g_sink +
+                     static_cast<unsigned>(civil_to_ns(year, e.time.month, e.time.day, e.time.hour,
+                                                       e.time.minute, e.time.second, e.time.nanos));
     }
   }
   void fact(const Fact& f) override {

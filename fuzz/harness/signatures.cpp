@@ -11,7 +11,8 @@ using namespace faultline;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 16 * 1024) return 0;  // rule files are small; keeps Hyperscan compiles short
-  const std::vector<RuleFile> files{{"signatures/fuzz.yaml", std::string(fuzz::as_view(data, size))}};
+  const std::vector<RuleFile> files{
+      {"signatures/fuzz.yaml", std::string(fuzz::as_view(data, size))}};
   const tag::RuleSet rs = tag::load_signatures(files);
   for (const auto& s : rs.signatures) {
     FUZZ_CHECK(!s.id.empty(), "loaded signature without an id");
@@ -38,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   engine->scan(chunk, "", [&](const tag::Hit& h) {
     FUZZ_CHECK(h.line_begin <= h.end && h.end <= h.line_end && h.line_end <= chunk.size(),
                "hit offsets outside its line");
-    const std::string_view line = std::string_view(chunk).substr(h.line_begin, h.line_end - h.line_begin);
+    const std::string_view line =
+        std::string_view(chunk).substr(h.line_begin, h.line_end - h.line_begin);
     FUZZ_CHECK(line.find('\n') == std::string_view::npos, "hit spans lines");
     for (const auto& [k, v] : engine->captures(h.signature, line))
       fuzz::g_sink = fuzz::g_sink + fuzz::touch(k) + fuzz::touch(v);

@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_path(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("faultline-app-" + std::to_string(::getpid()) + "-" + name);
+  const fs::path p =
+      fs::temp_directory_path() / ("faultline-app-" + std::to_string(::getpid()) + "-" + name);
   std::error_code ec;
   fs::remove_all(p, ec);
   for (const char* s : {"-wal", "-shm"}) fs::remove(p.string() + s, ec);
@@ -75,17 +76,23 @@ TEST_CASE("the real asys bundle answers boot time, versions and errors with SQL 
   // device syslog `messages` is UTC+8 relative to the device slog
   CHECK(scalar(h, "SELECT offset_ns FROM clocks WHERE clock='device_syslog'") == "-28800000000000");
   // parse coverage: at least 99% of the lines of known kinds are understood
-  const double bad = std::stod(scalar(h, "SELECT 1.0*sum(malformed_lines)/max(sum(lines),1) FROM members WHERE kind NOT IN ('text','binary')"));
+  const double bad = std::stod(scalar(h,
+                                      "SELECT 1.0*sum(malformed_lines)/max(sum(lines),1) FROM "
+                                      "members WHERE kind NOT IN ('text','binary')"));
   CHECK(bad <= 0.01);
   // errors in time order across host and device, with UTC times
-  CHECK(std::stoi(scalar(h, "SELECT count(*) FROM events WHERE sev_rank >= 4 AND time_ns IS NOT NULL")) > 100);
+  CHECK(std::stoi(scalar(
+            h, "SELECT count(*) FROM events WHERE sev_rank >= 4 AND time_ns IS NOT NULL")) > 100);
   const std::string kinds = scalar(h,
-      "SELECT group_concat(DISTINCT m.kind) FROM events e JOIN members m ON m.id=e.member_id WHERE e.sev_rank>=4");
+                                   "SELECT group_concat(DISTINCT m.kind) FROM events e JOIN "
+                                   "members m ON m.id=e.member_id WHERE e.sev_rank>=4");
   CHECK(kinds.find("plog") != std::string::npos);
   CHECK(kinds.find("device_fw_log") != std::string::npos);
   // the AI Core exception of the real bundle is tagged with its device, stream and task
-  const std::string caps = scalar(h,
-      "SELECT h.captures FROM hits h JOIN events e ON e.id=h.event_id WHERE e.text LIKE '%Task run failed, device_id=0, stream_id=2, task_id=1%' LIMIT 1");
+  const std::string caps =
+      scalar(h,
+             "SELECT h.captures FROM hits h JOIN events e ON e.id=h.event_id WHERE e.text LIKE "
+             "'%Task run failed, device_id=0, stream_id=2, task_id=1%' LIMIT 1");
   CHECK(caps.find("\"stream_id\":\"2\"") != std::string::npos);
   CHECK(caps.find("\"task_id\":\"1\"") != std::string::npos);
   // installed CANN / driver versions stated by the install log
@@ -117,12 +124,16 @@ TEST_CASE("the CLI's exit codes") {
   // 0: a plain text log is a one-member bundle
   {
     std::ofstream f(dir / "syslog");
-    f << "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: enabling device (0000 -> 0002)\n";
+    f << "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: "
+         "enabling device (0000 -> 0002)\n";
   }
-  CHECK(run(bin + " analyze -q " + (dir / "syslog").string() + " --db " + (dir / "s.db").string() + " >/dev/null 2>&1") == 0);
+  CHECK(run(bin + " analyze -q " + (dir / "syslog").string() + " --db " + (dir / "s.db").string() +
+            " >/dev/null 2>&1") == 0);
   // report renders from the database alone, the same bytes as analyze
-  CHECK(run(bin + " analyze -q " + (dir / "syslog").string() + " --format json --db " + (dir / "s.db").string() + " > " + (dir / "a.json").string() + " 2>/dev/null") == 0);
-  CHECK(run(bin + " report --db " + (dir / "s.db").string() + " --format json > " + (dir / "r.json").string() + " 2>/dev/null") == 0);
+  CHECK(run(bin + " analyze -q " + (dir / "syslog").string() + " --format json --db " +
+            (dir / "s.db").string() + " > " + (dir / "a.json").string() + " 2>/dev/null") == 0);
+  CHECK(run(bin + " report --db " + (dir / "s.db").string() + " --format json > " +
+            (dir / "r.json").string() + " 2>/dev/null") == 0);
   CHECK(run("cmp -s " + (dir / "a.json").string() + " " + (dir / "r.json").string()) == 0);
 }
 
@@ -137,8 +148,8 @@ int kill_during_ingest(const std::string& bin, const fs::path& bundle, const fs:
   const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    ::execl(bin.c_str(), bin.c_str(), "analyze", bundle.c_str(), "--db", db.c_str(), "--no-cache", "-o",
-            "/dev/null", static_cast<char*>(nullptr));
+    ::execl(bin.c_str(), bin.c_str(), "analyze", bundle.c_str(), "--db", db.c_str(), "--no-cache",
+            "-o", "/dev/null", static_cast<char*>(nullptr));
     _exit(127);
   }
   std::string seen;
@@ -164,8 +175,8 @@ bool kill_after_load(const std::string& bin, const fs::path& bundle, const fs::p
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    ::execl(bin.c_str(), bin.c_str(), "analyze", "-q", bundle.c_str(), "--db", db.c_str(), "--no-cache",
-            "-o", "/dev/null", static_cast<char*>(nullptr));
+    ::execl(bin.c_str(), bin.c_str(), "analyze", "-q", bundle.c_str(), "--db", db.c_str(),
+            "--no-cache", "-o", "/dev/null", static_cast<char*>(nullptr));
     _exit(127);
   }
   sqlite3* h = nullptr;
@@ -175,7 +186,8 @@ bool kill_after_load(const std::string& bin, const fs::path& bundle, const fs::p
   int status = 0;
   while (!seen && ::waitpid(pid, &status, WNOHANG) == 0) {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM bundles WHERE status='running'", -1, &s, nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM bundles WHERE status='running'", -1, &s,
+                           nullptr) == SQLITE_OK &&
         sqlite3_step(s) == SQLITE_ROW)
       seen = sqlite3_column_int(s, 0) > 0;
     sqlite3_finalize(s);
@@ -214,12 +226,14 @@ TEST_CASE("a run killed in the middle is never reported as complete, and the dat
       "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2, task_id=1, "
       "sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0\n";
   for (int m = 0; m < 40; ++m) {
-    std::ofstream f(dir / "big" / ("plog-1553" + std::to_string(10 + m) + "_20250508095618528.log"));
+    std::ofstream f(dir / "big" /
+                    ("plog-1553" + std::to_string(10 + m) + "_20250508095618528.log"));
     for (int i = 0; i < 2500; ++i) f << line;
   }
   {
     std::ofstream f(dir / "syslog");
-    f << "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: enabling device (0000 -> 0002)\n";
+    f << "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: "
+         "enabling device (0000 -> 0002)\n";
   }
   const auto db = dir / "k.db";
 
@@ -232,7 +246,8 @@ TEST_CASE("a run killed in the middle is never reported as complete, and the dat
   CHECK(run(bin + " report --db " + db.string() + " >/dev/null 2>&1") == 3);
 
   // 2. an earlier complete analysis survives a later run killed in the middle of its load
-  REQUIRE(run(bin + " analyze -q " + (dir / "syslog").string() + " --db " + db.string() + " -o /dev/null 2>/dev/null") == 0);
+  REQUIRE(run(bin + " analyze -q " + (dir / "syslog").string() + " --db " + db.string() +
+              " -o /dev/null 2>/dev/null") == 0);
   const auto before = complete_bundles(db);
   REQUIRE(before.size() == 1);
   REQUIRE(WIFSIGNALED(kill_during_ingest(bin, dir / "big", db)));
@@ -252,7 +267,8 @@ TEST_CASE("a run killed in the middle is never reported as complete, and the dat
   }
 
   // 4. the same analysis run again to its end replaces the killed one
-  REQUIRE(run(bin + " analyze -q " + (dir / "big").string() + " --db " + db.string() + " -o /dev/null 2>/dev/null") == 0);
+  REQUIRE(run(bin + " analyze -q " + (dir / "big").string() + " --db " + db.string() +
+              " -o /dev/null 2>/dev/null") == 0);
   CHECK(integrity(db) == "ok");
   CHECK(complete_bundles(db).size() == 2);
   {

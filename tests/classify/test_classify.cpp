@@ -15,13 +15,13 @@ namespace fs = std::filesystem;
 namespace {
 
 const classify::Classifier& classifier() {
-  static const classify::Classifier c(read_rule_dir(fs::path(FAULTLINE_SOURCE_DIR) / "rules" / "classify")
-                                          .empty()
-                                      ? std::vector<RuleFile>{}
-                                      : [] {
-                                          auto v = read_rule_dir(fs::path(FAULTLINE_SOURCE_DIR) / "rules");
-                                          return rules_under(v, "classify/");
-                                        }());
+  static const classify::Classifier c(
+      read_rule_dir(fs::path(FAULTLINE_SOURCE_DIR) / "rules" / "classify").empty()
+          ? std::vector<RuleFile>{}
+          : [] {
+              auto v = read_rule_dir(fs::path(FAULTLINE_SOURCE_DIR) / "rules");
+              return rules_under(v, "classify/");
+            }());
   return c;
 }
 
@@ -50,13 +50,18 @@ TEST_CASE("every file of the real asys bundle gets its kind") {
       {"dfx/log/host/cann/run/device-0/device-155320_20250508095615632.log", "device_app_log"},
       {"dfx/log/host/message/syslog", "syslog"},
       {"dfx/log/device/dev-os-0/slogd/slogdlog", "slogd_log"},
-      {"dfx/log/device/dev-os-0/application/run/device-app-94868/device-app-94868_20250508070714766.log", "device_app_log"},
-      {"dfx/log/device/dev-os-0/firmware/debug/device-0/device-0_20250507195454620.log", "device_fw_log"},
-      {"dfx/log/device/dev-os-0/system/debug/device-os/device-os_20250508024510859.log", "device_os_log"},
+      {"dfx/log/device/dev-os-0/application/run/device-app-94868/"
+       "device-app-94868_20250508070714766.log",
+       "device_app_log"},
+      {"dfx/log/device/dev-os-0/firmware/debug/device-0/device-0_20250507195454620.log",
+       "device_fw_log"},
+      {"dfx/log/device/dev-os-0/system/debug/device-os/device-os_20250508024510859.log",
+       "device_os_log"},
       {"dfx/log/device/dev-os-0/system/message/messages.0", "device_syslog"},
       {"dfx/log/device/dev-os-0/system/message/messages", "device_syslog"},
       {"dfx/log/device/dev-os-0/system/run/event/event_20250507195454617.log", "device_event_log"},
-      {"dfx/log/device/dev-os-0/system/run/device-os/device-os_20250508023354201.log", "device_os_log"},
+      {"dfx/log/device/dev-os-0/system/run/device-os/device-os_20250508023354201.log",
+       "device_os_log"},
       {"dfx/ops/vendor_config/config.ini", "text"},
       {"dfx/ops/GatherV3_9e31943a1a48bf81ddff1fc6379e0be3_high_performance.json", "text"},
   };
@@ -76,18 +81,23 @@ TEST_CASE("every file of the real asys bundle gets its kind") {
     if (!e.is_regular_file()) continue;
     const std::string rel = fs::relative(e.path(), base).generic_string();
     std::string want;
-    if (rel.find("/device-app-") != std::string::npos) want = "device_app_log";
-    else if (rel.find("/device-os/device-os_") != std::string::npos) want = "device_os_log";
-    else continue;
+    if (rel.find("/device-app-") != std::string::npos)
+      want = "device_app_log";
+    else if (rel.find("/device-os/device-os_") != std::string::npos)
+      want = "device_os_log";
+    else
+      continue;
     INFO(rel);
-    CHECK(classifier().classify("asys_output_20250508095626087/" + rel, head_of(e.path())).kind == want);
+    CHECK(classifier().classify("asys_output_20250508095626087/" + rel, head_of(e.path())).kind ==
+          want);
     ++checked;
   }
   CHECK(checked >= 20);
 
   // host: one node; the host name comes from the host syslog, not from the device's "(none)"
   const auto sys = base / "dfx/log/host/message/syslog";
-  const auto hint = classify::host_from_content("syslog", "asys_output_20250508095626087/dfx/log/host/message/syslog", head_of(sys));
+  const auto hint = classify::host_from_content(
+      "syslog", "asys_output_20250508095626087/dfx/log/host/message/syslog", head_of(sys));
   CHECK(hint.host == "ubuntu78");
   CHECK(hint.root.empty());
   const auto dev = base / "dfx/log/device/dev-os-0/system/message/messages";
@@ -99,33 +109,43 @@ TEST_CASE("a renamed file is recognised by its content") {
       "[ERROR] RUNTIME(155320,python3):2025-05-08-09:56:18.522.534 [stars_engine.cc:1553]155320 "
       "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2, task_id=1, "
       "sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0\n"
-      "[ERROR] RUNTIME(155320,python3):2025-05-08-09:56:18.526.744 [device_error_proc.cc:1635]155320 "
+      "[ERROR] RUNTIME(155320,python3):2025-05-08-09:56:18.526.744 "
+      "[device_error_proc.cc:1635]155320 "
       "ProcessStarsCoreErrorInfo:[INIT][DEFAULT]report error module_type=5, module_name=EZ9999\n";
   CHECK(classifier().classify("upload/log1.txt", plog).kind == "plog");
 
   const std::string smi =
-      "+------------------------------------------------------------------------------------------------+\n"
-      "| npu-smi 24.1.rc3                 Version: 24.1.rc3                                             |\n";
+      "+-------------------------------------------------------------------------------------------"
+      "-----+\n"
+      "| npu-smi 24.1.rc3                 Version: 24.1.rc3                                        "
+      "     |\n";
   CHECK(classifier().classify("misc/output_3.txt", smi).kind == "npu_smi_info");
 
   const std::string kern =
-      "[2025-05-07-19:54:27.371626] [ascend] [uda] [INFO] [uda_host_ns_init_work 125] <kworker/4:1:231:231:4> Ns info. (ns=ffff968e9f409780; init.task ns=ffff968e9f409780)\n"
-      "[2025-05-07-19:54:27.400027] [ascend] [drv_pcie] [INFO] [devdrv_init_module 2338] <systemd-udevd:694:694> Insmod host driver. (type=\"normal\", product=\"dc\", driver_name=\"devdrv_device_driver\")\n";
+      "[2025-05-07-19:54:27.371626] [ascend] [uda] [INFO] [uda_host_ns_init_work 125] "
+      "<kworker/4:1:231:231:4> Ns info. (ns=ffff968e9f409780; init.task ns=ffff968e9f409780)\n"
+      "[2025-05-07-19:54:27.400027] [ascend] [drv_pcie] [INFO] [devdrv_init_module 2338] "
+      "<systemd-udevd:694:694> Insmod host driver. (type=\"normal\", product=\"dc\", "
+      "driver_name=\"devdrv_device_driver\")\n";
   CHECK(classifier().classify("a/b/kernel_ring.txt", kern).kind == "host_kernel_log");
 
   const std::string dmesg =
-      "[ 2081.843939] [ascend] [devmm] [devmm_alloc_svm_proc_set_to_file 662] <main:42394,42394> Devmm_set_porcess details. (status=0; proc_idx=3)\n"
-      "[ 2081.844043] [ascend] [devmm] [devmm_svm_release_proc 617] <davinci_recycle:42400,42400> Devmm release create work. (hostpid=-1)\n";
+      "[ 2081.843939] [ascend] [devmm] [devmm_alloc_svm_proc_set_to_file 662] <main:42394,42394> "
+      "Devmm_set_porcess details. (status=0; proc_idx=3)\n"
+      "[ 2081.844043] [ascend] [devmm] [devmm_svm_release_proc 617] <davinci_recycle:42400,42400> "
+      "Devmm release create work. (hostpid=-1)\n";
   CHECK(classifier().classify("node/kmsg_dump", dmesg).kind == "dmesg");
 
   const std::string inst =
-      "[Driver] [2025-03-29 04:11:12] [ERROR]current kernel primary version(5.4.0-125-generic) is different from the driver(6.8.0-41-generic).\n"
+      "[Driver] [2025-03-29 04:11:12] [ERROR]current kernel primary version(5.4.0-125-generic) is "
+      "different from the driver(6.8.0-41-generic).\n"
       "[Driver] [2025-03-29 04:11:12] [ERROR]driver vermagic check failed.\n";
   CHECK(classifier().classify("install.txt", inst).kind == "install_log");
 
   const std::string maps =
       "100000000000-180000000000 ---p 00000000 00:00 0 \n"
-      "ffff8a000000-ffff8a200000 r-xp 00000000 fd:01 1311 /usr/local/Ascend/ascend-toolkit/8.5.0/lib64/libascendcl.so (deleted)\n";
+      "ffff8a000000-ffff8a200000 r-xp 00000000 fd:01 1311 "
+      "/usr/local/Ascend/ascend-toolkit/8.5.0/lib64/libascendcl.so (deleted)\n";
   CHECK(classifier().classify("proc/12345/maps", maps).kind == "proc_maps");
   CHECK(classifier().classify("stuff/pid_maps_dump", maps).kind == "proc_maps");
 }
@@ -133,13 +153,21 @@ TEST_CASE("a renamed file is recognised by its content") {
 TEST_CASE("a known name with other content is not misread") {
   // a file called syslog that holds a plog is read as a plog (content wins over the name)
   const std::string plog =
-      "[INFO] TDT(155320,python3):2025-05-08-09:56:08.144.746 [package_worker_factory.cpp:40][RegisterPackageWorkerCreator][tid:155320] Register[4] package worker creator success\n";
+      "[INFO] TDT(155320,python3):2025-05-08-09:56:08.144.746 "
+      "[package_worker_factory.cpp:40][RegisterPackageWorkerCreator][tid:155320] Register[4] "
+      "package worker creator success\n";
   CHECK(classifier().classify("var/log/syslog", plog).kind == "plog");
   // binary content
-  const std::string bin("\x7f" "ELF\x02\x01\x01\x00\x00\x00", 10);
+  const std::string bin(
+      "\x7f"
+      "ELF\x02\x01\x01\x00\x00\x00",
+      10);
   CHECK(classifier().classify("bin/npu-smi", bin).kind == "binary");
   // environ is NUL separated and still text
-  const std::string env("ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/latest\0LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64\0", 98);
+  const std::string env(
+      "ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/latest\0LD_LIBRARY_PATH=/usr/local/Ascend/"
+      "driver/lib64\0",
+      98);
   CHECK(classifier().classify("proc/4242/environ", env).kind == "environ");
   CHECK(classifier().classify("notes.txt", "hello\nworld\n").kind == "text");
 }
@@ -157,15 +185,17 @@ TEST_CASE("host roots and names from bundle layouts") {
   h = classify::host_from_path("faultline_gpu-a12_20250508095626/cmd/uname.txt");
   CHECK(h.root == "faultline_gpu-a12_20250508095626");
   CHECK(h.host == "gpu-a12");
-  h = classify::host_from_path("job42.tar!/faultline_worker-3_20250508095626.tar.zst!/cmd/uname.txt");
+  h = classify::host_from_path(
+      "job42.tar!/faultline_worker-3_20250508095626.tar.zst!/cmd/uname.txt");
   CHECK(h.root == "job42.tar!/faultline_worker-3_20250508095626.tar.zst");
   CHECK(h.host == "worker-3");
   h = classify::host_from_path("ascend_log_20250508095626/host_log/messages");
   CHECK(h.root.empty());
   // uname -a names the host
-  const auto u = classify::host_from_content(
-      "uname", "cmd/uname.txt",
-      "Linux ubuntu78 5.4.0-125-generic #141-Ubuntu SMP Wed Aug 10 13:42:03 UTC 2022 aarch64 aarch64 aarch64 GNU/Linux\n");
+  const auto u =
+      classify::host_from_content("uname", "cmd/uname.txt",
+                                  "Linux ubuntu78 5.4.0-125-generic #141-Ubuntu SMP Wed Aug 10 "
+                                  "13:42:03 UTC 2022 aarch64 aarch64 aarch64 GNU/Linux\n");
   CHECK(u.host == "ubuntu78");
   CHECK(u.strength > 80);
 }

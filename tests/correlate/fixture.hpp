@@ -21,8 +21,10 @@ namespace fixture {
 
 // UTC ns of a civil time "YYYY-MM-DD HH:MM:SS[.ffffff]".
 inline int64_t utc(const std::string& s) {
-  const int y = std::stoi(s.substr(0, 4)), mo = std::stoi(s.substr(5, 2)), d = std::stoi(s.substr(8, 2));
-  const int h = std::stoi(s.substr(11, 2)), mi = std::stoi(s.substr(14, 2)), se = std::stoi(s.substr(17, 2));
+  const int y = std::stoi(s.substr(0, 4)), mo = std::stoi(s.substr(5, 2)),
+            d = std::stoi(s.substr(8, 2));
+  const int h = std::stoi(s.substr(11, 2)), mi = std::stoi(s.substr(14, 2)),
+            se = std::stoi(s.substr(17, 2));
   int64_t ns = 0;
   if (s.size() > 20) {
     std::string frac = s.substr(20);
@@ -69,10 +71,15 @@ class Db {
 
   int64_t bundle(const std::string& path, const std::string& sha256, int64_t files = 0,
                  int64_t bytes = 0) {
-    Stmt st(db_, "INSERT INTO bundles (path, name, sha256, size, read_at, status, files, bytes) "
-                 "VALUES (?,?,?,?,?,?,?,?)");
+    Stmt st(db_,
+            "INSERT INTO bundles (path, name, sha256, size, read_at, status, files, bytes) "
+            "VALUES (?,?,?,?,?,?,?,?)");
     st.text(1, path).text(2, path.substr(path.find_last_of('/') + 1)).text(3, sha256);
-    st.i64(4, bytes / 4).text(5, "2026-06-01T10:00:00Z").text(6, "complete").i64(7, files).i64(8, bytes);
+    st.i64(4, bytes / 4)
+        .text(5, "2026-06-01T10:00:00Z")
+        .text(6, "complete")
+        .i64(7, files)
+        .i64(8, bytes);
     st.run();
     bundle_ = sqlite3_last_insert_rowid(db_);
     return bundle_;
@@ -90,8 +97,9 @@ class Db {
     Member m{0, path, kind, host, lines};
     std::string text;
     for (const auto& l : lines) text += l + "\n";
-    Stmt st(db_, "INSERT INTO members (bundle_id, path, kind, kind_reason, host, size, sha256, lines, "
-                 "parsed_lines, truncated, text_stored) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+    Stmt st(db_,
+            "INSERT INTO members (bundle_id, path, kind, kind_reason, host, size, sha256, lines, "
+            "parsed_lines, truncated, text_stored) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
     st.i64(1, bundle_).text(2, path).text(3, kind).text(4, "path").text(5, host);
     st.i64(6, static_cast<int64_t>(text.size())).text(7, std::string(64, '0'));
     st.i64(8, static_cast<int64_t>(lines.size())).i64(9, static_cast<int64_t>(lines.size()));
@@ -108,10 +116,15 @@ class Db {
   int64_t event(const Member& m, int line, std::optional<int64_t> time_ns,
                 const std::string& quality = "exact", const std::string& severity = "error") {
     const std::string& text = m.lines.at(static_cast<size_t>(line - 1));
-    const int rank = severity == "critical" ? 5 : severity == "error" ? 4 : severity == "warning" ? 3
-                     : severity == "notice" ? 2 : severity == "info" ? 1 : 0;
-    Stmt st(db_, "INSERT INTO events (bundle_id, member_id, host, line, offset, time_ns, time_quality, "
-                 "clock, severity, sev_rank, message, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+    const int rank = severity == "critical"  ? 5
+                     : severity == "error"   ? 4
+                     : severity == "warning" ? 3
+                     : severity == "notice"  ? 2
+                     : severity == "info"    ? 1
+                                             : 0;
+    Stmt st(db_,
+            "INSERT INTO events (bundle_id, member_id, host, line, offset, time_ns, time_quality, "
+            "clock, severity, sev_rank, message, text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
     st.i64(1, bundle_).i64(2, m.id).text(3, m.host).i64(4, line).i64(5, 0);
     if (time_ns)
       st.i64(6, *time_ns);
@@ -133,13 +146,16 @@ class Db {
   }
 
   void fact(const Member& m, int line, const std::string& name, const std::string& value) {
-    Stmt st(db_, "INSERT INTO facts (bundle_id, host, name, value, member_id, line) VALUES (?,?,?,?,?,?)");
+    Stmt st(
+        db_,
+        "INSERT INTO facts (bundle_id, host, name, value, member_id, line) VALUES (?,?,?,?,?,?)");
     st.i64(1, bundle_).text(2, m.host).text(3, name).text(4, value).i64(5, m.id).i64(6, line).run();
   }
 
   void clock(const std::string& host, const std::string& clock, std::optional<int64_t> offset_ns,
              const std::string& method) {
-    Stmt st(db_, "INSERT INTO clocks (bundle_id, host, clock, offset_ns, method) VALUES (?,?,?,?,?)");
+    Stmt st(db_,
+            "INSERT INTO clocks (bundle_id, host, clock, offset_ns, method) VALUES (?,?,?,?,?)");
     st.i64(1, bundle_).text(2, host).text(3, clock);
     if (offset_ns)
       st.i64(4, *offset_ns);
@@ -211,11 +227,12 @@ struct FindingRow {
 inline std::vector<FindingRow> findings(sqlite3* db, int64_t bundle) {
   std::vector<FindingRow> out;
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db,
-                     "SELECT finding, kind, severity, host, title, summary, COALESCE(explained_by,''), "
-                     "explains, missing, confidence, rank, id FROM findings WHERE bundle_id = ? "
-                     "ORDER BY rank",
-                     -1, &st, nullptr);
+  sqlite3_prepare_v2(
+      db,
+      "SELECT finding, kind, severity, host, title, summary, COALESCE(explained_by,''), "
+      "explains, missing, confidence, rank, id FROM findings WHERE bundle_id = ? "
+      "ORDER BY rank",
+      -1, &st, nullptr);
   sqlite3_bind_int64(st, 1, bundle);
   auto col = [&](int c) {
     const auto* p = sqlite3_column_text(st, c);
@@ -287,11 +304,12 @@ struct TimelineRow {
 inline std::vector<TimelineRow> timeline(sqlite3* db, int64_t bundle) {
   std::vector<TimelineRow> out;
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db,
-                     "SELECT time_ns, time_quality, host, COALESCE(member,''), COALESCE(line,0), text, "
-                     "COALESCE(signature,''), COALESCE(finding,''), role, ord FROM timeline "
-                     "WHERE bundle_id = ? ORDER BY ord",
-                     -1, &st, nullptr);
+  sqlite3_prepare_v2(
+      db,
+      "SELECT time_ns, time_quality, host, COALESCE(member,''), COALESCE(line,0), text, "
+      "COALESCE(signature,''), COALESCE(finding,''), role, ord FROM timeline "
+      "WHERE bundle_id = ? ORDER BY ord",
+      -1, &st, nullptr);
   sqlite3_bind_int64(st, 1, bundle);
   auto col = [&](int c) {
     const auto* p = sqlite3_column_text(st, c);

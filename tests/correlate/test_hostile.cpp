@@ -13,10 +13,14 @@ TEST_CASE("malformed rows are tolerated and do not fire", "[correlate][hostile]"
   db.host("n1");
   auto m = db.member("odd.log", "text", "n1", {"x", "y", std::string(100000, 'A')});
   db.hit(m, 1, "svm.map_va_not_fixed", "not json at all", std::nullopt);
-  db.hit(m, 2, "svm.map_va_not_fixed", R"({"vm_end": null, "vm_start": [1]})", std::nullopt);  // not strings
-  db.hit(m, 3, "runtime.sync_three_minutes_timeout", R"({"stream_id":"47"})", std::nullopt);  // partial
+  db.hit(m, 2, "svm.map_va_not_fixed", R"({"vm_end": null, "vm_start": [1]})",
+         std::nullopt);  // not strings
+  db.hit(m, 3, "runtime.sync_three_minutes_timeout", R"({"stream_id":"47"})",
+         std::nullopt);                                                 // partial
   db.fact(m, 1, "install.event", "{\"package\":\"driver\",\"time\":");  // truncated JSON
-  db.fact(m, 1, "install.event", R"({"package":"driver","action":"upgrade","time":"2026-13-45 99:99:99","result":"success"})");
+  db.fact(
+      m, 1, "install.event",
+      R"({"package":"driver","action":"upgrade","time":"2026-13-45 99:99:99","result":"success"})");
   db.fact(m, 1, "host.boot_time", "yesterday");
   db.fact(m, 1, "process.1.mapping", "zzzz-yyyy r-xp");
   db.fact(m, 1, "process.2.mapping", "180000000000-100000000000 rw-p");  // inverted
@@ -26,10 +30,10 @@ TEST_CASE("malformed rows are tolerated and do not fire", "[correlate][hostile]"
   db.fact(m, 1, "driver.version.loaded", "");
   db.fact(m, 1, "driver.version.installed", "{}");
   db.fact(m, 99, "fs./dev/davinci0", "missing");  // line past the end of the member
-  db.exec("INSERT INTO facts (bundle_id, host, name, value, member_id, line) VALUES (" + std::to_string(b) +
-          ", 'n1', 'torch_npu.version', '2.8.0.post4', NULL, 0)");
-  db.exec("INSERT INTO clocks (bundle_id, host, clock, offset_ns, method) VALUES (" + std::to_string(b) +
-          ", 'n1', 'host_local', NULL, 'assumed')");
+  db.exec("INSERT INTO facts (bundle_id, host, name, value, member_id, line) VALUES (" +
+          std::to_string(b) + ", 'n1', 'torch_npu.version', '2.8.0.post4', NULL, 0)");
+  db.exec("INSERT INTO clocks (bundle_id, host, clock, offset_ns, method) VALUES (" +
+          std::to_string(b) + ", 'n1', 'host_local', NULL, 'assumed')");
   faultline::correlate::Summary sum;
   REQUIRE_NOTHROW(sum = faultline::correlate::run(db.handle(), b, source_rules()));
   const auto f = findings(db.handle(), b);

@@ -1,8 +1,7 @@
 // Rule files: lint (unknown fields, unknown signature ids, bad templates, compat table shape),
 // list, version ordering, and condition types checked in isolation with small rule packs.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -19,15 +18,32 @@ using faultline::correlate::same_version;
 namespace {
 
 // The signature ids the brief guarantees (COMMON.md "Signature ids the finding catalog relies on").
-const std::vector<std::string> kBriefSignatures = {
-    "svm.not_support_svm_mem", "svm.map_va_not_fixed", "svm.map_va_not_in_range",
-    "svm.host_mem_malloc_invalid", "hccl.comm_init_failed", "runtime.stream_sync_task_timeout",
-    "acl.error_107020", "runtime.sync_three_minutes_timeout", "kernel.unknown_symbol",
-    "install.driver_reboot_needed", "install.driver_uninstall_reboot", "install.firmware_reboot_needed",
-    "install.vermagic_check_failed", "install.kernel_version_mismatch", "install.uninstall_failed",
-    "install.device_busy", "cann.set_env_missing", "asan.runtime", "torch_npu.err_code",
-    "torch_npu.npu_function_error", "cann.error_block", "probe.timeout", "driver.heartbeat_lost",
-    "hccl.heartbeat_abnormal", "hccl.notify_wait_timeout", "hccl.socket_timeout"};
+const std::vector<std::string> kBriefSignatures = {"svm.not_support_svm_mem",
+                                                   "svm.map_va_not_fixed",
+                                                   "svm.map_va_not_in_range",
+                                                   "svm.host_mem_malloc_invalid",
+                                                   "hccl.comm_init_failed",
+                                                   "runtime.stream_sync_task_timeout",
+                                                   "acl.error_107020",
+                                                   "runtime.sync_three_minutes_timeout",
+                                                   "kernel.unknown_symbol",
+                                                   "install.driver_reboot_needed",
+                                                   "install.driver_uninstall_reboot",
+                                                   "install.firmware_reboot_needed",
+                                                   "install.vermagic_check_failed",
+                                                   "install.kernel_version_mismatch",
+                                                   "install.uninstall_failed",
+                                                   "install.device_busy",
+                                                   "cann.set_env_missing",
+                                                   "asan.runtime",
+                                                   "torch_npu.err_code",
+                                                   "torch_npu.npu_function_error",
+                                                   "cann.error_block",
+                                                   "probe.timeout",
+                                                   "driver.heartbeat_lost",
+                                                   "hccl.heartbeat_abnormal",
+                                                   "hccl.notify_wait_timeout",
+                                                   "hccl.socket_timeout"};
 
 // Every signature id of the shipped catalog (rules/signatures), which includes the brief's.
 const std::vector<std::string>& catalog_signatures() {
@@ -43,10 +59,12 @@ const std::vector<std::string>& catalog_signatures() {
 }
 
 bool has(const std::vector<std::string>& v, const std::string& needle) {
-  return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.find(needle) != std::string::npos; });
+  return std::any_of(v.begin(), v.end(),
+                     [&](const std::string& s) { return s.find(needle) != std::string::npos; });
 }
 
-std::vector<RuleFile> with(std::vector<RuleFile> base, const std::string& path, const std::string& text) {
+std::vector<RuleFile> with(std::vector<RuleFile> base, const std::string& path,
+                           const std::string& text) {
   base.push_back({path, text});
   return base;
 }
@@ -67,41 +85,50 @@ TEST_CASE("the shipped rules lint clean against the signature catalog", "[rules]
   // the catalog holds every id the brief guarantees
   for (const auto& id : kBriefSignatures) {
     INFO(id);
-    CHECK(std::find(catalog_signatures().begin(), catalog_signatures().end(), id) != catalog_signatures().end());
+    CHECK(std::find(catalog_signatures().begin(), catalog_signatures().end(), id) !=
+          catalog_signatures().end());
   }
   const auto problems = faultline::correlate::lint(source_rules(), catalog_signatures());
   for (const auto& p : problems) INFO(p);
   CHECK(problems.empty());
 }
 
-TEST_CASE("list: the 18 catalog findings and the documented additions, with kind and title", "[rules][list]") {
+TEST_CASE("list: the 18 catalog findings and the documented additions, with kind and title",
+          "[rules][list]") {
   const auto l = faultline::correlate::list(source_rules());
   const std::vector<std::string> roots = {
-      "driver.reboot_pending", "driver.stale_module_link", "svm.asan_enabled", "svm.address_space_limit",
-      "svm.address_conflict", "cann.env_path_missing", "cann.toolkit_mount_shadowed",
-      "framework.version_mismatch", "process.deleted_libraries", "cann.partial_install",
-      "install.uninstall_blocked_by_mount", "config.bool_flag_misparsed"};
-  const std::vector<std::string> symptoms = {"hccl.comm_init_failed", "svm.map_failed", "runtime.stream_sync_timeout",
-                                             "runtime.device_queue_stalled", "kernel.module_unknown_symbol",
-                                             "probe.device_op_failed",
-                                             // additions to the catalog (docs/diagnoses.md)
-                                             "device.task_exception"};
+      "driver.reboot_pending", "driver.stale_module_link", "svm.asan_enabled",
+      "svm.address_space_limit", "svm.address_conflict", "cann.env_path_missing",
+      "cann.toolkit_mount_shadowed", "framework.version_mismatch", "process.deleted_libraries",
+      "cann.partial_install", "install.uninstall_blocked_by_mount", "config.bool_flag_misparsed",
+      // additions to the catalog (docs/diagnoses.md)
+      "device.heartbeat_lost"};
+  const std::vector<std::string> symptoms = {
+      "hccl.comm_init_failed", "svm.map_failed", "runtime.stream_sync_timeout",
+      "runtime.device_queue_stalled", "kernel.module_unknown_symbol", "probe.device_op_failed",
+      // additions to the catalog (docs/diagnoses.md)
+      "device.task_exception", "hccl.peer_timeout"};
   CHECK(l.size() == roots.size() + symptoms.size());
   for (const auto& d : l) {
     INFO(d.id);
     CHECK(!d.title.empty());
     CHECK(d.file == "diagnoses/" + d.id + ".yaml");
-    if (std::find(roots.begin(), roots.end(), d.id) != roots.end()) CHECK(d.kind == "root_cause");
-    else CHECK((d.kind == "symptom" && std::find(symptoms.begin(), symptoms.end(), d.id) != symptoms.end()));
+    if (std::find(roots.begin(), roots.end(), d.id) != roots.end())
+      CHECK(d.kind == "root_cause");
+    else
+      CHECK((d.kind == "symptom" &&
+             std::find(symptoms.begin(), symptoms.end(), d.id) != symptoms.end()));
   }
-  CHECK(std::is_sorted(l.begin(), l.end(), [](const auto& a, const auto& b) { return a.id < b.id; }));
+  CHECK(
+      std::is_sorted(l.begin(), l.end(), [](const auto& a, const auto& b) { return a.id < b.id; }));
 }
 
 TEST_CASE("lint: unknown signature id", "[rules][lint]") {
-  const auto p = faultline::correlate::lint(
-      {{"diagnoses/test.good.yaml", kGood}}, {"svm.map_va_not_fixed"});
+  const auto p =
+      faultline::correlate::lint({{"diagnoses/test.good.yaml", kGood}}, {"svm.map_va_not_fixed"});
   REQUIRE(p.size() == 1);
-  CHECK(p[0] == "diagnoses/test.good.yaml:7: test.good: unknown signature id 'hccl.comm_init_failed'");
+  CHECK(p[0] ==
+        "diagnoses/test.good.yaml:7: test.good: unknown signature id 'hccl.comm_init_failed'");
 }
 
 TEST_CASE("lint: file name, unknown fields, bad operators and types", "[rules][lint]") {
@@ -150,14 +177,17 @@ conditions:
   bind: m
 summary: )";
   auto lint_summary = [&](const std::string& s) {
-    return faultline::correlate::lint({{"diagnoses/test.tmpl.yaml", base + "'" + s + "'\n"}}, kBriefSignatures);
+    return faultline::correlate::lint({{"diagnoses/test.tmpl.yaml", base + "'" + s + "'\n"}},
+                                      kBriefSignatures);
   };
-  CHECK(lint_summary("vm_end={svm.map_va_not_fixed.vm_end} on {host} ({m.vm_start|=?}) {{literal}}").empty());
+  CHECK(lint_summary("vm_end={svm.map_va_not_fixed.vm_end} on {host} ({m.vm_start|=?}) {{literal}}")
+            .empty());
   CHECK(lint_summary("{driver.version.loaded|driver.version.installed|=unknown}").empty());
   CHECK(has(lint_summary("unclosed {m.value"), "bad placeholder"));
   CHECK(has(lint_summary("stray } brace"), "'}' without '{'"));
   CHECK(has(lint_summary("{nosuchbind.value}"), "placeholder {nosuchbind.value} is neither"));
-  CHECK(has(lint_summary("{hccl.comm_init_failed.group}"), "placeholder {hccl.comm_init_failed.group}"));
+  CHECK(has(lint_summary("{hccl.comm_init_failed.group}"),
+            "placeholder {hccl.comm_init_failed.group}"));
 }
 
 TEST_CASE("lint: explains must name symptoms; compat tables must be well formed", "[rules][lint]") {
@@ -209,12 +239,14 @@ history:
 TEST_CASE("run() refuses bad rules with file and id", "[rules]") {
   Db db;
   const int64_t b = db.bundle("bundles/x.tar", std::string(64, '0'));
-  auto rules = with(source_rules(), "diagnoses/test.broken.yaml", "id: test.broken\nkind: symptom\n");
+  auto rules =
+      with(source_rules(), "diagnoses/test.broken.yaml", "id: test.broken\nkind: symptom\n");
   try {
     faultline::correlate::run(db.handle(), b, rules);
     FAIL("expected an exception");
   } catch (const std::runtime_error& e) {
-    CHECK(std::string(e.what()).find("diagnoses/test.broken.yaml:1: test.broken: title is required") != std::string::npos);
+    CHECK(std::string(e.what()).find(
+              "diagnoses/test.broken.yaml:1: test.broken: title is required") != std::string::npos);
   }
 }
 
@@ -223,11 +255,14 @@ TEST_CASE("a new diagnosis needs no C++: rule pack added at run time", "[rules]"
   const int64_t b = db.bundle("bundles/x.tar", std::string(64, '0'));
   db.host("n1");
   auto m = db.member("host_kernel.log", "host_kernel_log", "n1",
-                     {"Aug  1 08:38:31 localhost kernel: [ 1197.584409] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
-                      "<kworker/5:1H:39365> Heartbeat lost! (device=1; old_count=1104; new_count=1104; lost_count=4; "
+                     {"Aug  1 08:38:31 localhost kernel: [ 1197.584409] [ascend] [ERROR] "
+                      "[drv_soft_fault] [heart_beat_judge 318] "
+                      "<kworker/5:1H:39365> Heartbeat lost! (device=1; old_count=1104; "
+                      "new_count=1104; lost_count=4; "
                       "total_lost_count=4; total_10s_count=0; total_15s_count 0)."});
   db.hit(m, 1, "driver.heartbeat_lost", R"({"device":"1"})", utc("2026-08-01 00:38:31"));
-  auto rules = with(source_rules(), "diagnoses/driver.device_heartbeat_lost.yaml", R"(id: driver.device_heartbeat_lost
+  auto rules = with(source_rules(), "diagnoses/driver.device_heartbeat_lost.yaml",
+                    R"(id: driver.device_heartbeat_lost
 kind: symptom
 severity: critical
 title: Device heartbeat lost
@@ -238,9 +273,11 @@ conditions:
 )");
   CHECK(faultline::correlate::lint(rules, catalog_signatures()).empty());
   faultline::correlate::run(db.handle(), b, rules);
-  const auto f = findings(db.handle(), b);
+  const auto all = findings(db.handle(), b);
+  std::vector<std::decay_t<decltype(all.front())>> f;
+  for (const auto& x : all)
+    if (x.finding == "driver.device_heartbeat_lost") f.push_back(x);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].finding == "driver.device_heartbeat_lost");
   CHECK(f[0].summary == "Device 1 on n1 stopped answering heartbeats.");
   CHECK(f[0].explained_by.empty());
 }
@@ -259,20 +296,28 @@ TEST_CASE("condition types in isolation", "[rules][conditions]") {
   fact("vm.max_map_count = 65530", "sysctl.vm.max_map_count", "65530");
   fact("x", "npu.count", "8");
   auto pack = [&](const std::string& id, const std::string& cond) {
-    return std::vector<RuleFile>{{"diagnoses/" + id + ".yaml",
-                                  "id: " + id + "\nkind: symptom\nseverity: info\ntitle: t\nsummary: s\nconditions:\n" + cond}};
+    return std::vector<RuleFile>{
+        {"diagnoses/" + id + ".yaml",
+         "id: " + id + "\nkind: symptom\nseverity: info\ntitle: t\nsummary: s\nconditions:\n" +
+             cond}};
   };
   auto fires = [&](const std::string& cond) {
     faultline::correlate::run(db.handle(), b, pack("test.c", cond));
     return !findings(db.handle(), b).empty();
   };
   SECTION("compare between the sources of one fact") {
-    CHECK(fires("  compare: {left: driver.version.installed, op: ne, right: driver.version.installed, as: version}\n"));
-    CHECK(!fires("  compare: {left: driver.version.installed, op: eq, right: driver.version.installed, as: version}\n"));
+    CHECK(
+        fires("  compare: {left: driver.version.installed, op: ne, right: "
+              "driver.version.installed, as: version}\n"));
+    CHECK(
+        !fires("  compare: {left: driver.version.installed, op: eq, right: "
+               "driver.version.installed, as: version}\n"));
   }
   SECTION("cite: false counts without listing rows") {
     faultline::correlate::run(db.handle(), b,
-                              pack("test.c", "  all:\n    - fact: npu.count\n      cite: false\n    - fact: sysctl.vm.max_map_count\n"));
+                              pack("test.c",
+                                   "  all:\n    - fact: npu.count\n      cite: false\n    - fact: "
+                                   "sysctl.vm.max_map_count\n"));
     const auto f = findings(db.handle(), b);
     REQUIRE(f.size() == 1);
     const auto ev = evidence(db.handle(), f[0].id);
@@ -280,20 +325,32 @@ TEST_CASE("condition types in isolation", "[rules][conditions]") {
     CHECK(ev[0].fact == "sysctl.vm.max_map_count");
   }
   SECTION("one hit before another") {
-    auto m = db.member("plog.log", "plog", "n1",
-                       {"[ERROR] RUNTIME(31337,python3):2026-03-12-10:14:07.118.245 [stream.cc:1402]31420 "
-                        "SynchronizeExecutedTask:report three minutes timeout! stream_id=47, task_id=1280, sqHead=500, pendingNum=781",
-                        "RuntimeError: ACL error: 107020"});
-    db.hit(m, 1, "runtime.sync_three_minutes_timeout", "{}", local("2026-03-12 10:14:07.118245", 8), "local");
-    db.hit(m, 2, "acl.error_107020", R"({"code":"107020"})", local("2026-03-12 10:21:07", 8), "local");
-    CHECK(fires("  time_order:\n    first: {hit: runtime.sync_three_minutes_timeout}\n    then: {hit: acl.error_107020}\n"));
-    CHECK(!fires("  time_order:\n    first: {hit: acl.error_107020}\n    then: {hit: runtime.sync_three_minutes_timeout}\n"));
-    CHECK(!fires("  time_order:\n    first: {hit: runtime.sync_three_minutes_timeout}\n    then: {hit: acl.error_107020}\n    min_gap_s: 600\n"));
+    auto m = db.member(
+        "plog.log", "plog", "n1",
+        {"[ERROR] RUNTIME(31337,python3):2026-03-12-10:14:07.118.245 [stream.cc:1402]31420 "
+         "SynchronizeExecutedTask:report three minutes timeout! stream_id=47, task_id=1280, "
+         "sqHead=500, pendingNum=781",
+         "RuntimeError: ACL error: 107020"});
+    db.hit(m, 1, "runtime.sync_three_minutes_timeout", "{}", local("2026-03-12 10:14:07.118245", 8),
+           "local");
+    db.hit(m, 2, "acl.error_107020", R"({"code":"107020"})", local("2026-03-12 10:21:07", 8),
+           "local");
+    CHECK(
+        fires("  time_order:\n    first: {hit: runtime.sync_three_minutes_timeout}\n    then: "
+              "{hit: acl.error_107020}\n"));
+    CHECK(
+        !fires("  time_order:\n    first: {hit: acl.error_107020}\n    then: {hit: "
+               "runtime.sync_three_minutes_timeout}\n"));
+    CHECK(
+        !fires("  time_order:\n    first: {hit: runtime.sync_three_minutes_timeout}\n    then: "
+               "{hit: acl.error_107020}\n    min_gap_s: 600\n"));
   }
   SECTION("numeric and version predicates, counts, not") {
     CHECK(fires("  fact: sysctl.vm.max_map_count\n  op: lt\n  value: '262144'\n  as: number\n"));
     CHECK(!fires("  fact: sysctl.vm.max_map_count\n  op: gt\n  value: '262144'\n  as: number\n"));
-    CHECK(fires("  fact: driver.version.installed\n  op: ge\n  value: '24.1.RC3'\n  as: version\n  min_count: 2\n"));
+    CHECK(
+        fires("  fact: driver.version.installed\n  op: ge\n  value: '24.1.RC3'\n  as: version\n  "
+              "min_count: 2\n"));
     CHECK(!fires("  fact: driver.version.installed\n  min_count: 3\n"));
     CHECK(fires("  all:\n    - fact: npu.count\n    - not: {fact: driver.version.loaded}\n"));
     CHECK(!fires("  not: {fact: npu.count}\n"));
@@ -304,7 +361,8 @@ TEST_CASE("condition types in isolation", "[rules][conditions]") {
 TEST_CASE("versions: normalisation and order", "[version]") {
   CHECK(same_version("24.1.rc3", "24.1.RC3"));
   CHECK(!same_version("24.1.0.3", "24.1.rc3"));
-  CHECK(compare_versions("24.1.rc3", "24.1.0.3") < 0);  // seed 000: 24.1.0.3 -> 24.1.rc3 is a downgrade
+  CHECK(compare_versions("24.1.rc3", "24.1.0.3") <
+        0);  // seed 000: 24.1.0.3 -> 24.1.rc3 is a downgrade
   CHECK(compare_versions("24.1.rc2", "24.1.rc3") < 0);
   CHECK(compare_versions("24.1.rc3", "24.1") < 0);
   CHECK(same_version("24.1", "24.1.0"));

@@ -1,7 +1,6 @@
 // Scale check (hidden: run with `test_correlate "[.scale]"`): a large bundle's worth of rows.
 // No timed assertion; it prints how long correlation took so that regressions are visible.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -18,9 +17,11 @@ TEST_CASE("correlation over a large bundle", "[.scale]") {
   db.exec("BEGIN");
   std::vector<std::string> lines;
   for (int i = 0; i < 200000; ++i)
-    lines.push_back("[ERROR] RUNTIME(31337,python3):2026-03-12-10:14:07.118.245 [stream.cc:1402]31420 "
-                    "SynchronizeExecutedTask:report three minutes timeout! stream_id=" + std::to_string(i % 300) +
-                    ", task_id=1280, sqHead=" + std::to_string(i) + ", pendingNum=781");
+    lines.push_back(
+        "[ERROR] RUNTIME(31337,python3):2026-03-12-10:14:07.118.245 [stream.cc:1402]31420 "
+        "SynchronizeExecutedTask:report three minutes timeout! stream_id=" +
+        std::to_string(i % 300) + ", task_id=1280, sqHead=" + std::to_string(i) +
+        ", pendingNum=781");
   for (int h = 0; h < 4; ++h) {
     const std::string host = "node" + std::to_string(h);
     db.host(host);
@@ -38,7 +39,8 @@ TEST_CASE("correlation over a large bundle", "[.scale]") {
       db.fact(maps, 1, "process." + std::to_string(1000 + i % 50) + ".mapping", buf);
     }
     auto ls = db.member("ls-" + host, "ls_listing", host, {"x"}, false);
-    for (int i = 0; i < 5000; ++i) db.fact(ls, 1, "fs./usr/local/Ascend/f" + std::to_string(i) + ".so", "file");
+    for (int i = 0; i < 5000; ++i)
+      db.fact(ls, 1, "fs./usr/local/Ascend/f" + std::to_string(i) + ".so", "file");
   }
   db.exec("COMMIT");
   {
@@ -49,8 +51,11 @@ TEST_CASE("correlation over a large bundle", "[.scale]") {
   }
   const auto t0 = std::chrono::steady_clock::now();
   faultline::correlate::run(db.handle(), b, source_rules());
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << "correlate: 200000 hits (20000 referenced), 100000 mapping facts, 20000 fs facts, 4 hosts: "
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  std::cout << "correlate: 200000 hits (20000 referenced), 100000 mapping facts, 20000 fs facts, 4 "
+               "hosts: "
             << ms << " ms\n";
   CHECK(findings(db.handle(), b).empty());  // sqHead advances on every report: no stall
 }

@@ -1,7 +1,6 @@
 // The two seed incidents reproduced as database fixtures: their root cause ranks first with the
 // evidence the write-ups cite; symptoms hang under it; a healthy node raises nothing.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include "faultline/correlate/correlate.hpp"
@@ -101,7 +100,8 @@ TEST_CASE("seed 002: stale DKMS module link ranks first; every seed finding is p
   REQUIRE(!f.empty());
   CHECK(f[0].finding == "driver.stale_module_link");
   CHECK(f[0].summary.find("drv_pcie_host") != std::string::npos);
-  CHECK(f[0].summary.find("/usr/local/Ascend.bak/driver/kernel/host/drv_pcie_host.ko") != std::string::npos);
+  CHECK(f[0].summary.find("/usr/local/Ascend.bak/driver/kernel/host/drv_pcie_host.ko") !=
+        std::string::npos);
   const auto ev = evidence(db.handle(), f[0].id);
   CHECK(cites(ev, s.modinfo.path, 1));
   CHECK(cites(ev, s.ls_updates.path, 9));  // the dkms symlink
@@ -109,9 +109,10 @@ TEST_CASE("seed 002: stale DKMS module link ranks first; every seed finding is p
   CHECK(cites(ev, s.journal.path, 1));     // Unknown symbol
   CHECK(cites(ev, s.ls_dev.path, 1));      // /dev/davinci_manager missing
 
-  for (const char* id : {"cann.env_path_missing", "framework.version_mismatch", "process.deleted_libraries",
-                         "cann.toolkit_mount_shadowed", "config.bool_flag_misparsed",
-                         "install.uninstall_blocked_by_mount", "cann.partial_install"}) {
+  for (const char* id :
+       {"cann.env_path_missing", "framework.version_mismatch", "process.deleted_libraries",
+        "cann.toolkit_mount_shadowed", "config.bool_flag_misparsed",
+        "install.uninstall_blocked_by_mount", "cann.partial_install"}) {
     INFO(id);
     const auto* r = find(f, id);
     REQUIRE(r != nullptr);
@@ -200,7 +201,8 @@ TEST_CASE("running twice replaces rows instead of adding them", "[correlate]") {
   build_seed000(db);
   auto count = [&](const char* table) {
     sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(db.handle(), (std::string("SELECT COUNT(*) FROM ") + table).c_str(), -1, &st, nullptr);
+    sqlite3_prepare_v2(db.handle(), (std::string("SELECT COUNT(*) FROM ") + table).c_str(), -1, &st,
+                       nullptr);
     sqlite3_step(st);
     const int64_t n = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

@@ -125,12 +125,24 @@ inline void check(int r, struct archive* a, const char* what) {
 inline struct archive* writer(Format f, Filter flt, std::string* out) {
   struct archive* a = archive_write_new();
   switch (f) {
-    case Format::pax: check(archive_write_set_format_pax_restricted(a), a, "pax"); break;
-    case Format::gnutar: check(archive_write_set_format_gnutar(a), a, "gnutar"); break;
-    case Format::ustar: check(archive_write_set_format_ustar(a), a, "ustar"); break;
-    case Format::zip: check(archive_write_set_format_zip(a), a, "zip"); break;
-    case Format::cpio: check(archive_write_set_format_cpio_newc(a), a, "cpio"); break;
-    case Format::sevenzip: check(archive_write_set_format_7zip(a), a, "7zip"); break;
+    case Format::pax:
+      check(archive_write_set_format_pax_restricted(a), a, "pax");
+      break;
+    case Format::gnutar:
+      check(archive_write_set_format_gnutar(a), a, "gnutar");
+      break;
+    case Format::ustar:
+      check(archive_write_set_format_ustar(a), a, "ustar");
+      break;
+    case Format::zip:
+      check(archive_write_set_format_zip(a), a, "zip");
+      break;
+    case Format::cpio:
+      check(archive_write_set_format_cpio_newc(a), a, "cpio");
+      break;
+    case Format::sevenzip:
+      check(archive_write_set_format_7zip(a), a, "7zip");
+      break;
     case Format::zip_encrypted:
       check(archive_write_set_format_zip(a), a, "zip");
       check(archive_write_set_options(a, "zip:encryption=zipcrypt"), a, "encryption");
@@ -138,14 +150,21 @@ inline struct archive* writer(Format f, Filter flt, std::string* out) {
       break;
   }
   switch (flt) {
-    case Filter::none: break;
-    case Filter::gzip: check(archive_write_add_filter_gzip(a), a, "gzip"); break;
-    case Filter::zstd: check(archive_write_add_filter_zstd(a), a, "zstd"); break;
+    case Filter::none:
+      break;
+    case Filter::gzip:
+      check(archive_write_add_filter_gzip(a), a, "gzip");
+      break;
+    case Filter::zstd:
+      check(archive_write_add_filter_zstd(a), a, "zstd");
+      break;
     case Filter::xz:
       check(archive_write_add_filter_xz(a), a, "xz");
       check(archive_write_set_filter_option(a, "xz", "compression-level", "1"), a, "xz level");
       break;
-    case Filter::bzip2: check(archive_write_add_filter_bzip2(a), a, "bzip2"); break;
+    case Filter::bzip2:
+      check(archive_write_add_filter_bzip2(a), a, "bzip2");
+      break;
   }
   archive_write_set_bytes_in_last_block(a, 1);
   check(archive_write_open(a, out, nullptr, append_cb, nullptr), a, "open");
@@ -221,11 +240,20 @@ inline std::string compress_single(const std::string& data, Filter flt) {
   struct archive* a = archive_write_new();
   check(archive_write_set_format_raw(a), a, "raw");
   switch (flt) {
-    case Filter::gzip: check(archive_write_add_filter_gzip(a), a, "gzip"); break;
-    case Filter::zstd: check(archive_write_add_filter_zstd(a), a, "zstd"); break;
-    case Filter::xz: check(archive_write_add_filter_xz(a), a, "xz"); break;
-    case Filter::bzip2: check(archive_write_add_filter_bzip2(a), a, "bzip2"); break;
-    case Filter::none: break;
+    case Filter::gzip:
+      check(archive_write_add_filter_gzip(a), a, "gzip");
+      break;
+    case Filter::zstd:
+      check(archive_write_add_filter_zstd(a), a, "zstd");
+      break;
+    case Filter::xz:
+      check(archive_write_add_filter_xz(a), a, "xz");
+      break;
+    case Filter::bzip2:
+      check(archive_write_add_filter_bzip2(a), a, "bzip2");
+      break;
+    case Filter::none:
+      break;
   }
   archive_write_set_bytes_in_last_block(a, 1);
   check(archive_write_open(a, &out, nullptr, append_cb, nullptr), a, "open");
@@ -262,7 +290,8 @@ class Collect : public Visitor {
     for (;;) {
       const uint64_t room = read_at_most - g.bytes;
       if (room == 0) break;
-      const size_t n = r.read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), room)));
+      const size_t n =
+          r.read(buf.data(), static_cast<size_t>(std::min<uint64_t>(buf.size(), room)));
       if (n == 0) break;
       g.bytes += n;
       if (keep_data) g.data.append(buf.data(), n);
@@ -280,9 +309,10 @@ class Collect : public Visitor {
   // warnings whose message starts with "[code]" (and whose member contains `member`)
   [[nodiscard]] size_t count(std::string_view code, std::string_view member = {}) const {
     const std::string tag = "[" + std::string(code) + "]";
-    return static_cast<size_t>(std::count_if(warnings.begin(), warnings.end(), [&](const Warning& w) {
-      return w.message.rfind(tag, 0) == 0 && w.member.find(member) != std::string::npos;
-    }));
+    return static_cast<size_t>(
+        std::count_if(warnings.begin(), warnings.end(), [&](const Warning& w) {
+          return w.message.rfind(tag, 0) == 0 && w.member.find(member) != std::string::npos;
+        }));
   }
   [[nodiscard]] std::string dump() const {
     std::string s;

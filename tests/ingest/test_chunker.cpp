@@ -73,7 +73,8 @@ std::vector<Line> expected(std::string_view data, uint32_t max_line, uint32_t* l
       ++*long_lines;
       v.push_back({n, p, std::string(data.substr(p, max_line))});
     } else {
-      v.push_back({n, p, std::string(data.substr(p, len + (nl == std::string_view::npos ? 0 : 1)))});
+      v.push_back(
+          {n, p, std::string(data.substr(p, len + (nl == std::string_view::npos ? 0 : 1)))});
     }
     ++n;
     p = nl == std::string_view::npos ? data.size() : nl + 1;

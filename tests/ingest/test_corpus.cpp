@@ -8,7 +8,8 @@ using namespace fltest;
 
 namespace {
 
-const fs::path kAsys = fs::path(FAULTLINE_CORPUS_DIR) / "asys-aicerror" / "asys_output_20250508095626087";
+const fs::path kAsys =
+    fs::path(FAULTLINE_CORPUS_DIR) / "asys-aicerror" / "asys_output_20250508095626087";
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -23,10 +24,13 @@ class Lines : public Visitor {
   LineChunker chunker{1U << 20};
   void member(const MemberInfo& info, MemberReader& r) override {
     auto& [text, lines] = got[info.path];
-    lines = chunker.run(r, [&](std::string_view c, uint32_t, uint64_t) {
-                     text += c;
-                     return true;
-                   }).lines;
+    lines = chunker
+                .run(r,
+                     [&](std::string_view c, uint32_t, uint64_t) {
+                       text += c;
+                       return true;
+                     })
+                .lines;
   }
   void warning(const Warning& w) override { warnings.push_back(w); }
 };
@@ -48,7 +52,8 @@ TEST_CASE("the real asys bundle reads the same as a directory and as a tar.zst")
   CHECK(dir.got["dfx/log/host/install/ascend_install.log"].second == 52404);
   CHECK(dir.got["dfx/log/host/message/syslog"].second == 4201);
   CHECK(dir.got["dfx/log/host/cann/run/plog/plog-155320_20250508095608125.log"].second == 367);
-  CHECK(dir.got["dfx/log/device/dev-os-0/system/run/event/event_20250507195454617.log"].second == 53);
+  CHECK(dir.got["dfx/log/device/dev-os-0/system/run/event/event_20250507195454617.log"].second ==
+        53);
   // a JSON file without a final newline: its last line still counts
   CHECK(dir.got["dfx/ops/vendor_config/config.ini"].second == 1);
 

@@ -124,7 +124,9 @@ TEST_CASE("a real-format bundle reads identically from a directory and from ever
     std::vector<Entry> nodes;
     for (int i = 1; i <= 3; ++i)
       nodes.push_back({"fleet/node0" + std::to_string(i) + ".tar.gz",
-                       make(entries, Format::pax, Filter::gzip), Entry::file, {}});
+                       make(entries, Format::pax, Filter::gzip),
+                       Entry::file,
+                       {}});
     const Collect c = walk_mem(make(nodes, Format::pax, Filter::none), "fleet.tar");
     REQUIRE(c.members.size() == 3 * files.size());
     CHECK(c.warnings.empty());
@@ -171,10 +173,10 @@ TEST_CASE("single compressed files are members named without their suffix") {
       CHECK(c.warnings.empty());
     }
     SECTION("inside a tar " + ext) {
-      const std::string tar = make({{"var/log/syslog.2" + ext, compress_single(kSyslog, flt),
-                                     Entry::file, {}},
-                                    {"var/log/syslog", kSyslog, Entry::file, {}}},
-                                   Format::pax);
+      const std::string tar =
+          make({{"var/log/syslog.2" + ext, compress_single(kSyslog, flt), Entry::file, {}},
+                {"var/log/syslog", kSyslog, Entry::file, {}}},
+               Format::pax);
       const Collect c = walk_mem(tar, "node.tar");
       INFO(c.dump());
       REQUIRE(c.members.size() == 2);
@@ -189,13 +191,15 @@ TEST_CASE("single compressed files are members named without their suffix") {
   }
   SECTION("an empty compressed file is an empty member, at the top level and nested") {
     Collect c;
-    CHECK(walk_memory(compress_single("", Filter::gzip), "syslog.1.gz", {}, c).status == Status::ok);
+    CHECK(walk_memory(compress_single("", Filter::gzip), "syslog.1.gz", {}, c).status ==
+          Status::ok);
     REQUIRE(c.members.size() == 1);
     CHECK(c.members[0].info.path == "syslog.1");
     CHECK(c.members[0].data.empty());
     CHECK(c.warnings.empty());
-    const std::string tar = make({{"var/log/syslog.1.zst", compress_single("", Filter::zstd), Entry::file, {}}},
-                                 Format::pax);
+    const std::string tar =
+        make({{"var/log/syslog.1.zst", compress_single("", Filter::zstd), Entry::file, {}}},
+             Format::pax);
     Collect n;
     CHECK(walk_memory(tar, "node.tar", {}, n).status == Status::ok);
     INFO(n.dump());
@@ -205,9 +209,9 @@ TEST_CASE("single compressed files are members named without their suffix") {
     CHECK(n.warnings.empty());
   }
   SECTION("a compressed file without a known suffix keeps its name") {
-    const std::string tar =
-        make({{"host_log/messages-20250508", compress_single(kSyslog, Filter::gzip), Entry::file, {}}},
-             Format::pax);
+    const std::string tar = make(
+        {{"host_log/messages-20250508", compress_single(kSyslog, Filter::gzip), Entry::file, {}}},
+        Format::pax);
     const Collect c = walk_mem(tar, "node.tar");
     REQUIRE(c.members.size() == 1);
     CHECK(c.members[0].info.path == "host_log/messages-20250508");
@@ -230,8 +234,9 @@ TEST_CASE("a plain text file given directly is a one-member bundle") {
   CHECK(r.bytes == kHostKernel.size());
 
   // /proc/<pid>/environ style NUL-separated text is text too
-  const std::string env_text = std::string("ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/latest") +
-                              '\0' + "LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64" + '\0';
+  const std::string env_text =
+      std::string("ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/latest") + '\0' +
+      "LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64" + '\0';
   Collect e;
   CHECK(walk_memory(env_text, "environ", {}, e).status == Status::ok);
   REQUIRE(e.members.size() == 1);
@@ -289,9 +294,8 @@ TEST_CASE("empty archives and empty files") {
     CHECK(c.count("empty") == 1);
   }
   SECTION("an empty archive nested in a tar is reported by its path") {
-    const std::string tar = make({{"logs/empty.tar.gz", make({}, Format::pax, Filter::gzip),
-                                   Entry::file, {}}},
-                                 Format::pax);
+    const std::string tar = make(
+        {{"logs/empty.tar.gz", make({}, Format::pax, Filter::gzip), Entry::file, {}}}, Format::pax);
     Collect c;
     CHECK(walk_memory(tar, "b.tar", {}, c).status == Status::ok);
     CHECK(c.members.empty());
@@ -367,11 +371,12 @@ TEST_CASE("a nested archive followed by more than one read block of the enclosin
   // its buffer must survive the nested level's allocation)
   const auto files = asys_files();
   const std::string big = many_lines(kHostKernel, 3 << 20);
-  const std::string outer = make({{"a/node.tar.gz", make(files_of(files), Format::pax, Filter::gzip), Entry::file, {}},
-                                  {"b/big.log", big, Entry::file, {}},
-                                  {"c/node.zip", make(files_of(files), Format::zip), Entry::file, {}},
-                                  {"d/big.log", big, Entry::file, {}}},
-                                 Format::pax, Filter::zstd);
+  const std::string outer =
+      make({{"a/node.tar.gz", make(files_of(files), Format::pax, Filter::gzip), Entry::file, {}},
+            {"b/big.log", big, Entry::file, {}},
+            {"c/node.zip", make(files_of(files), Format::zip), Entry::file, {}},
+            {"d/big.log", big, Entry::file, {}}},
+           Format::pax, Filter::zstd);
   Collect c;
   CHECK(walk_memory(outer, "outer.tar.zst", {}, c).status == Status::ok);
   INFO(c.dump());
@@ -393,7 +398,8 @@ TEST_CASE("walks on several threads at once agree, and visitors run in the calle
   struct LocaleCheck : Collect {
     bool caller_locale = true;
     void member(const MemberInfo& info, MemberReader& r) override {
-      caller_locale = caller_locale && uselocale(static_cast<locale_t>(nullptr)) == LC_GLOBAL_LOCALE;
+      caller_locale =
+          caller_locale && uselocale(static_cast<locale_t>(nullptr)) == LC_GLOBAL_LOCALE;
       Collect::member(info, r);
     }
   };

@@ -33,10 +33,10 @@ bool exists_nofollow(const fs::path& p) {
 
 // Members of ~`bytes` each, real lines with counters so that they compress like logs.
 std::vector<Entry> three_members(size_t bytes) {
-  return {{"dfx/log/host/driver/host_kernel.log", many_lines(kHostKernel, bytes, 1), Entry::file, {}},
-          {"dfx/log/host/message/syslog", many_lines(kSyslog, bytes, 2), Entry::file, {}},
-          {"dfx/log/host/install/ascend_install.log", many_lines(kInstall, bytes, 3), Entry::file,
-           {}}};
+  return {
+      {"dfx/log/host/driver/host_kernel.log", many_lines(kHostKernel, bytes, 1), Entry::file, {}},
+      {"dfx/log/host/message/syslog", many_lines(kSyslog, bytes, 2), Entry::file, {}},
+      {"dfx/log/host/install/ascend_install.log", many_lines(kInstall, bytes, 3), Entry::file, {}}};
 }
 
 }  // namespace
@@ -112,7 +112,8 @@ TEST_CASE("ratio bomb: 8 GiB of zeros in a tar.zst stops at the ratio limit, mem
     archive_entry_free(en);
     const std::vector<char> zeros(1 << 20, '\0');
     for (int i = 0; i < 8 * 1024; ++i) archive_write_data(a, zeros.data(), zeros.size());
-    add(a, {"dfx/log/host/cann/run/plog/plog-155320_20250508095608125.log", kPlog, Entry::file, {}});
+    add(a,
+        {"dfx/log/host/cann/run/plog/plog-155320_20250508095608125.log", kPlog, Entry::file, {}});
     finish(a);
   }
   REQUIRE(bomb.size() < (8u << 20));  // it is a bomb: a few hundred KiB for 8 GiB
@@ -144,9 +145,9 @@ TEST_CASE("ratio bomb: 8 GiB of zeros in a tar.zst stops at the ratio limit, mem
     CHECK(c.members.size() == 2);
   }
   SECTION("nested in a tar, the ratio warning names the nested archive") {
-    const std::string outer =
-        make({{"nodes/node07.tar.zst", bomb, Entry::file, {}}, {"after.log", kSyslog, Entry::file, {}}},
-             Format::pax);
+    const std::string outer = make(
+        {{"nodes/node07.tar.zst", bomb, Entry::file, {}}, {"after.log", kSyslog, Entry::file, {}}},
+        Format::pax);
     Collect c;
     c.keep_data = false;
     const Result r = walk_memory(outer, "fleet.tar", {}, c);
@@ -180,7 +181,8 @@ TEST_CASE("nesting past max_depth is not opened and is reported") {
   CHECK(c.count("depth", p4 + "inner.tar") == 1);
   REQUIRE(c.find(p4 + "l4.log") != nullptr);
   CHECK(c.find(p4 + "l4.log")->info.archives ==
-        std::vector<std::string>{"", "inner.tar", "inner.tar!/inner.tar", "inner.tar!/inner.tar!/inner.tar"});
+        std::vector<std::string>{"", "inner.tar", "inner.tar!/inner.tar",
+                                 "inner.tar!/inner.tar!/inner.tar"});
   // the default limit (4) reads the bundle and 4 nested layers: l6 is in a 5th
   Collect dflt;
   CHECK(walk_memory(layer, "l1.tar.gz", {}, dflt).status == Status::ok);
@@ -197,9 +199,9 @@ TEST_CASE("truncated archives deliver what was read before the damage") {
   // 1 MiB members: bzip2 works in 900 kB blocks, a cut must leave whole blocks before it
   const std::vector<Entry> entries = three_members(1024 * 1024);
   const std::vector<std::tuple<std::string, Format, Filter>> kinds = {
-      {"node.tar.gz", Format::pax, Filter::gzip},   {"node.tar.zst", Format::pax, Filter::zstd},
-      {"node.tar.xz", Format::pax, Filter::xz},     {"node.tar.bz2", Format::pax, Filter::bzip2},
-      {"node.zip", Format::zip, Filter::none},      {"node.tar", Format::pax, Filter::none}};
+      {"node.tar.gz", Format::pax, Filter::gzip}, {"node.tar.zst", Format::pax, Filter::zstd},
+      {"node.tar.xz", Format::pax, Filter::xz},   {"node.tar.bz2", Format::pax, Filter::bzip2},
+      {"node.zip", Format::zip, Filter::none},    {"node.tar", Format::pax, Filter::none}};
   for (const auto& [name, fmt, flt] : kinds) {
     SECTION(name) {
       const std::string whole = make(entries, fmt, flt);
@@ -229,9 +231,10 @@ TEST_CASE("truncated archives deliver what was read before the damage") {
   }
   SECTION("a truncated archive nested in a tar: the outer one goes on") {
     const std::string tgz = make(entries, Format::pax, Filter::gzip);
-    const std::string outer = make({{"nodes/node07.tar.gz", tgz.substr(0, tgz.size() / 2), Entry::file, {}},
-                                    {"nodes/after.log", kSyslog, Entry::file, {}}},
-                                   Format::pax);
+    const std::string outer =
+        make({{"nodes/node07.tar.gz", tgz.substr(0, tgz.size() / 2), Entry::file, {}},
+              {"nodes/after.log", kSyslog, Entry::file, {}}},
+             Format::pax);
     Collect c;
     const Result r = walk_memory(outer, "fleet.tar", {}, c);
     INFO(c.dump());
@@ -255,8 +258,7 @@ TEST_CASE("corrupt bytes inside archives never crash the walk") {
   const std::vector<Entry> entries = three_members(64 * 1024);
   const std::vector<std::string> bundles = {make(entries, Format::pax, Filter::gzip),
                                             make(entries, Format::pax, Filter::zstd),
-                                            make(entries, Format::zip),
-                                            make(entries, Format::pax)};
+                                            make(entries, Format::zip), make(entries, Format::pax)};
   std::mt19937 rng(12345);
   int runs = 0;
   for (const auto& b : bundles) {
@@ -397,7 +399,8 @@ TEST_CASE("limits cut or stop with a warning naming the member") {
   }
   SECTION("max_warnings") {
     std::vector<Entry> links;
-    for (int i = 0; i < 5; ++i) links.push_back({"l" + std::to_string(i), {}, Entry::symlink, "/x"});
+    for (int i = 0; i < 5; ++i)
+      links.push_back({"l" + std::to_string(i), {}, Entry::symlink, "/x"});
     Limits lim;
     lim.max_warnings = 2;
     Collect c;
@@ -417,7 +420,8 @@ TEST_CASE("limits cut or stop with a warning naming the member") {
     CHECK(c.members[0].data == entries[0].data.substr(0, 10));
     CHECK(c.members[0].truncated);
     // the directory digest still covers the whole file
-    CHECK(r.sha256 == sha256_hex("a.log" + std::string(1, '\0') + sha256_hex(entries[0].data) + "\n"));
+    CHECK(r.sha256 ==
+          sha256_hex("a.log" + std::string(1, '\0') + sha256_hex(entries[0].data) + "\n"));
   }
 }
 
@@ -461,7 +465,8 @@ TEST_CASE("sparse members: holes read as zeros, skipped for free, not counted as
     archive_write_data(a, head.data(), head.size());
     const std::vector<char> zeros(1 << 20, '\0');
     for (int64_t left = logical - 8192; left > 0;) {
-      const size_t k = static_cast<size_t>(std::min<int64_t>(left, static_cast<int64_t>(zeros.size())));
+      const size_t k =
+          static_cast<size_t>(std::min<int64_t>(left, static_cast<int64_t>(zeros.size())));
       archive_write_data(a, zeros.data(), k);
       left -= static_cast<int64_t>(k);
     }

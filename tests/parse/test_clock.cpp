@@ -13,7 +13,8 @@ namespace clk = faultline::clock;
 
 namespace {
 constexpr int64_t kSec = 1'000'000'000;
-RawTime civil(Clock c, int y, int mo, int d, int h, int mi, int s, int64_t ns = 0, int64_t up = -1) {
+RawTime civil(Clock c, int y, int mo, int d, int h, int mi, int s, int64_t ns = 0,
+              int64_t up = -1) {
   RawTime t;
   t.clock = c;
   t.year = y;
@@ -29,7 +30,8 @@ RawTime civil(Clock c, int y, int mo, int d, int h, int mi, int s, int64_t ns = 
 }  // namespace
 
 TEST_CASE("naive_ns and year inference", "[clock]") {
-  CHECK(clk::naive_ns(civil(Clock::utc, 2025, 5, 8, 2, 28, 1)) == civil_to_ns(2025, 5, 8, 2, 28, 1, 0));
+  CHECK(clk::naive_ns(civil(Clock::utc, 2025, 5, 8, 2, 28, 1)) ==
+        civil_to_ns(2025, 5, 8, 2, 28, 1, 0));
   CHECK(clk::naive_ns(RawTime{}) == faultline::kNoTime);
   const int64_t jan3 = civil_to_ns(2026, 1, 3, 10, 0, 0, 0);
   // a December syslog line read in January belongs to the previous year
@@ -107,15 +109,20 @@ TEST_CASE("boot time: btime, else uptime -s, else fitted; dmesg resolves through
     in.reference_ns = civil_to_ns(2025, 5, 8, 9, 56, 26, 0);
     const auto r = faultline::parse::parse_text(
         "syslog",
-        "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: enabling device (0000 -> 0002)\n"
-        "May  8 02:28:14 ubuntu78 kernel: [23658.586773] [ascend] [ts_agent] [tsagent_device_init 1315] <vdavinci_tool:5131,5131> tsagent device init, devid=100, tsid=0, phy_addr=0x39c42708000, size=0x800.\n"
-        "May  8 02:33:33 ubuntu78 kernel: [23666.010616] [ascend] [ts_agent] [tsagent_device_init 1335] <vdavinci_tool:5131,5131> tsagent device init, ioremap_addr=0xffffa8697232d200\n");
+        "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: "
+        "enabling device (0000 -> 0002)\n"
+        "May  8 02:28:14 ubuntu78 kernel: [23658.586773] [ascend] [ts_agent] [tsagent_device_init "
+        "1315] <vdavinci_tool:5131,5131> tsagent device init, devid=100, tsid=0, "
+        "phy_addr=0x39c42708000, size=0x800.\n"
+        "May  8 02:33:33 ubuntu78 kernel: [23666.010616] [ascend] [ts_agent] [tsagent_device_init "
+        "1335] <vdavinci_tool:5131,5131> tsagent device init, ioremap_addr=0xffffa8697232d200\n");
     for (const auto& e : r.events) clk::observe(in, e.view());
     REQUIRE(in.pairs.size() == 3);
     const auto m = clk::fit(in);
     CHECK(m.boot_method == "fitted");
     // median of 19:53:55.413227, 19:53:55.786204 and 19:58:26.989384 (the delayed line)
-    const int64_t expect = civil_to_ns(2025, 5, 7, 19, 53, 55, 786'204'000);  // 02:28:01 - 23645.213796
+    const int64_t expect =
+        civil_to_ns(2025, 5, 7, 19, 53, 55, 786'204'000);  // 02:28:01 - 23645.213796
     CHECK(*m.boot_ns == expect);
     CHECK(clk::resolve(m, dm).ns == expect + dm.uptime_ns);
   }
@@ -126,12 +133,16 @@ TEST_CASE("zone snapping and epoch payloads", "[clock]") {
   CHECK(clk::snap_zone_ns(28799 * kSec + 350'000'000) == 28800 * kSec);
   CHECK(clk::snap_zone_ns(-28830 * kSec) == -28800 * kSec);
   CHECK(clk::snap_zone_ns(2000 * kSec) == 2000 * kSec);  // 1100 s from 900*2: drift, not a zone
-  CHECK(clk::epoch_payload_ns("receive ts exception msg, call excep_code=0xb4060006, time=1746674705.163997783s, devid=0 tsid=0") ==
+  CHECK(clk::epoch_payload_ns("receive ts exception msg, call excep_code=0xb4060006, "
+                              "time=1746674705.163997783s, devid=0 tsid=0") ==
         1746674705LL * kSec + 163'997'783);
-  CHECK(clk::epoch_payload_ns("event_serial_num=2; notify_serial_num=0; event_raised_time=1746671295066 ms.") ==
+  CHECK(clk::epoch_payload_ns(
+            "event_serial_num=2; notify_serial_num=0; event_raised_time=1746671295066 ms.") ==
         1746671295066LL * 1'000'000);
-  CHECK_FALSE(clk::epoch_payload_ns("event_raised_time=7876 ms.").has_value());  // uptime, not epoch
-  CHECK_FALSE(clk::epoch_payload_ns("wait response time too long.(time=218(ms), chan_id=13)").has_value());
+  CHECK_FALSE(
+      clk::epoch_payload_ns("event_raised_time=7876 ms.").has_value());  // uptime, not epoch
+  CHECK_FALSE(
+      clk::epoch_payload_ns("wait response time too long.(time=218(ms), chan_id=13)").has_value());
 }
 
 TEST_CASE("device 1970 stamps without a device boot stay unknown in time", "[clock]") {

@@ -2,7 +2,6 @@
 // device OS `messages` run on UTC+8 while the device slog runs on UTC, the host booted about
 // 2025-05-07 19:53:56 UTC (fitted from syslog kernel pairs), and 1970 device stamps are flagged.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <map>
 
@@ -17,7 +16,9 @@ namespace clk = faultline::clock;
 
 namespace {
 constexpr int64_t kSec = 1'000'000'000;
-int64_t absdiff(int64_t a, int64_t b) { return a > b ? a - b : b - a; }
+int64_t absdiff(int64_t a, int64_t b) {
+  return a > b ? a - b : b - a;
+}
 
 struct Loaded {
   std::map<std::string, faultline::parse::ParseResult> by_file;
@@ -36,7 +37,8 @@ Loaded load_all() {
   return l;
 }
 
-const faultline::OwnedEvent* find_event(const faultline::parse::ParseResult& r, std::string_view needle) {
+const faultline::OwnedEvent* find_event(const faultline::parse::ParseResult& r,
+                                        std::string_view needle) {
   for (const auto& e : r.events)
     if (e.text.find(needle) != std::string::npos) return &e;
   return nullptr;
@@ -44,7 +46,8 @@ const faultline::OwnedEvent* find_event(const faultline::parse::ParseResult& r, 
 
 const faultline::parse::ParseResult& file(const Loaded& l, std::string_view suffix) {
   for (const auto& [rel, r] : l.by_file)
-    if (rel.size() >= suffix.size() && rel.compare(rel.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (rel.size() >= suffix.size() &&
+        rel.compare(rel.size() - suffix.size(), suffix.size(), suffix) == 0)
       return r;
   FAIL("no file " << suffix);
   static faultline::parse::ParseResult none;

@@ -1,7 +1,6 @@
 // The whole real asys bundle: every log file of a known kind parses with >= 99% of its lines
 // understood (malformed / lines <= 1%), and nothing of a known kind is silently dropped.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <map>
 
@@ -27,7 +26,8 @@ TEST_CASE("asys bundle: >= 99% of log lines parsed per file", "[corpus][logs]") 
     const double ratio = r.lines ? static_cast<double>(r.malformed) / r.lines : 0.0;
     char buf[512];
     std::snprintf(buf, sizeof buf, "%-18s %7u lines %6u malformed %6zu events %5zu facts  %s\n",
-                  f.kind.c_str(), r.lines, r.malformed, r.events.size(), r.facts.size(), f.rel.c_str());
+                  f.kind.c_str(), r.lines, r.malformed, r.events.size(), r.facts.size(),
+                  f.rel.c_str());
     table += buf;
     for (size_t i = 0; i < r.malformed_reasons.size() && i < 3; ++i)
       table += "      " + r.malformed_reasons[i] + "\n";

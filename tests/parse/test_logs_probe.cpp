@@ -1,7 +1,6 @@
 // probe_output: seed 002's minimal device probes (`timeout 60s python3 probe.py matmul|rng`), one
 // run per echoed command, its output and `exit status: N` (convention in docs/events.md).
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "test_logs_util.hpp"
@@ -45,13 +44,15 @@ TEST_CASE("probe_output: matmul passes, rng times out", "[logs][probe]") {
 
 TEST_CASE("probe_output: failures, summary lines, files named after the probe", "[logs][probe]") {
   SECTION("non-zero exit without timeout is a failure") {
-    const auto r = parse_text("probe_output",
-                              "$ python3 probe.py rng\n"
-                              "Traceback (most recent call last):\n"
-                              "  File \"probe.py\", line 13, in <module>\n"
-                              "    torch.npu.synchronize()\n"
-                              "RuntimeError: synchronize:../torch_npu/csrc/core/npu/NPUEvent.cpp:212 NPU function error: aclrtSynchronizeEvent(event_), error code is 107020\n"
-                              "exit status: 1\n");
+    const auto r =
+        parse_text("probe_output",
+                   "$ python3 probe.py rng\n"
+                   "Traceback (most recent call last):\n"
+                   "  File \"probe.py\", line 13, in <module>\n"
+                   "    torch.npu.synchronize()\n"
+                   "RuntimeError: synchronize:../torch_npu/csrc/core/npu/NPUEvent.cpp:212 NPU "
+                   "function error: aclrtSynchronizeEvent(event_), error code is 107020\n"
+                   "exit status: 1\n");
     CHECK(facts_of(r).at("probe.rng.result") == "fail");
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].line_count == 6);
@@ -65,7 +66,8 @@ TEST_CASE("probe_output: failures, summary lines, files named after the probe", 
     CHECK(r.events[1].severity == Severity::error);
   }
   SECTION("a file without command lines is one run named after the file") {
-    const auto r = parse_text("probe_output", "probe timed out\nexit code: 124\n", "probes/probe_rng.txt");
+    const auto r =
+        parse_text("probe_output", "probe timed out\nexit code: 124\n", "probes/probe_rng.txt");
     // 124 is the exit status of timeout(1) even when the command line was not echoed
     CHECK(facts_of(r).at("probe.rng.result") == "timeout");
   }

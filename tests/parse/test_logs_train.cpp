@@ -2,7 +2,6 @@
 // lines, launcher and logger prefixes, torchrun summaries, configuration facts. Lines from
 // log-formats.md §3 and §9 and seed 002.
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "test_logs_util.hpp"
@@ -19,20 +18,32 @@ std::map<std::string, std::string> facts_of(const faultline::parse::ParseResult&
 }
 }  // namespace
 
-TEST_CASE("train_log: torch_npu error output of vllm-ascend #2182 (CI rendering)", "[logs][train]") {
-  const auto r = parse_text("train_log",
-                            "Error:  2025-07-31-01:25:19 (PID:12066, Device:0, RankID:-1) ERR00100 PTA call acl api failed\n"
-                            "Error: : Model execution failed. \n"
-                            "        Rectify the fault based on the error information in the ascend log.\n"
-                            "EE9999: Inner Error!\n"
-                            "EE9999: [PID: 12066] 2025-07-31-01:25:19.967.079 The error from device(chipId:6, dieId:0), serial number is 1, event wait timeout occurred during task execution, stream_id:19, sq_id:19, task_id:16, event_id=73, timeout=1866s.[FUNC:ProcessStarsWaitTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1400]\n"
-                            "        TraceBack (most recent call last):\n"
-                            "       Task execute failed, device_id=0, stream_id=19, task_id=16, flip_num=0, task_type=3(EVENT_WAIT).[FUNC:GetError][FILE:stream.cc][LINE:1183]\n"
-                            "       rtDeviceSynchronizeWithTimeout execute failed, reason=[the model stream execute failed][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
-                            "       wait for compute device to finish failed, runtime result = 507011.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n"
-                            "\n"
-                            "Exception raised from malloc at build/CMakeFiles/torch_npu.dir/compiler_depend.ts:91 (most recent call first):\n"
-                            "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0xb8 (0xffff7f8fc908 in /usr/local/python3.11.13/lib/python3.11/site-packages/torch/lib/libc10.so)\n");
+TEST_CASE("train_log: torch_npu error output of vllm-ascend #2182 (CI rendering)",
+          "[logs][train]") {
+  const auto r = parse_text(
+      "train_log",
+      "Error:  2025-07-31-01:25:19 (PID:12066, Device:0, RankID:-1) ERR00100 PTA call acl api "
+      "failed\n"
+      "Error: : Model execution failed. \n"
+      "        Rectify the fault based on the error information in the ascend log.\n"
+      "EE9999: Inner Error!\n"
+      "EE9999: [PID: 12066] 2025-07-31-01:25:19.967.079 The error from device(chipId:6, dieId:0), "
+      "serial number is 1, event wait timeout occurred during task execution, stream_id:19, "
+      "sq_id:19, task_id:16, event_id=73, "
+      "timeout=1866s.[FUNC:ProcessStarsWaitTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1400]"
+      "\n"
+      "        TraceBack (most recent call last):\n"
+      "       Task execute failed, device_id=0, stream_id=19, task_id=16, flip_num=0, "
+      "task_type=3(EVENT_WAIT).[FUNC:GetError][FILE:stream.cc][LINE:1183]\n"
+      "       rtDeviceSynchronizeWithTimeout execute failed, reason=[the model stream execute "
+      "failed][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
+      "       wait for compute device to finish failed, runtime result = "
+      "507011.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n"
+      "\n"
+      "Exception raised from malloc at build/CMakeFiles/torch_npu.dir/compiler_depend.ts:91 (most "
+      "recent call first):\n"
+      "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0xb8 (0xffff7f8fc908 in "
+      "/usr/local/python3.11.13/lib/python3.11/site-packages/torch/lib/libc10.so)\n");
   CHECK(r.malformed == 0);
   REQUIRE(r.events.size() == 5);
   const auto& err = r.events[0];
@@ -74,33 +85,64 @@ TEST_CASE("train_log: CANN block generations", "[logs][train]") {
   };
   const Row rows[] = {
       {"EI9999: Inner Error!\n"
-       "EI9999: 2024-07-03-11:28:40.419.527  The error from device(chipId:0, dieId:0), serial number is 1, hccl fftsplus task timeout occurred during task execution, stream_id:4, sq_id:4, task_id:5, stuck notify num:7, timeout:1836.[FUNC:ProcessStarsHcclFftsPlusTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1389]\n",
+       "EI9999: 2024-07-03-11:28:40.419.527  The error from device(chipId:0, dieId:0), serial "
+       "number is 1, hccl fftsplus task timeout occurred during task execution, stream_id:4, "
+       "sq_id:4, task_id:5, stuck notify num:7, "
+       "timeout:1836.[FUNC:ProcessStarsHcclFftsPlusTimeoutErrorInfo][FILE:device_error_proc.cc]["
+       "LINE:1389]\n",
        2, -1, 11},
-      {"EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not send the data in time. Please check the reason for the rank being stuck\n",
+      {"EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not "
+       "send the data in time. Please check the reason for the rank being stuck\n",
        1, -1, 18},
-      {"EI0002: [PID: 7277] 2024-11-28-11:59:30.645.648 The wait execution of the Notify register times out. Reason: The Notify register has not received the Notify record from remote rank [unknown].base information: [streamID:[2282987520], taskID[5], tag[AllReduce_90.90.92.240%enp189s0f0_60000_0_1732766162316022], AlgType(level 0-1-2):[fullmesh-ring-ring].] task information: [\n"
+      {"EI0002: [PID: 7277] 2024-11-28-11:59:30.645.648 The wait execution of the Notify register "
+       "times out. Reason: The Notify register has not received the Notify record from remote rank "
+       "[unknown].base information: [streamID:[2282987520], taskID[5], "
+       "tag[AllReduce_90.90.92.240%enp189s0f0_60000_0_1732766162316022], AlgType(level "
+       "0-1-2):[fullmesh-ring-ring].] task information: [\n"
        "there are(is) 1 abnormal device(s):\n"
-       "    Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[Thu Nov 28 11:56:34 2024], Discoverer:[90.90.92.240/0], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited, 2. Network Disconnected\n"
+       "    Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[Thu Nov 28 11:56:34 "
+       "2024], Discoverer:[90.90.92.240/0], ExceptionType:[Heartbeat Lost Occurred], Possible "
+       "Reason:1. Process has exited, 2. Network Disconnected\n"
        "]\n"
-       "        Possible Cause: 1. An exception occurs during the execution on some NPUs in the cluster. As a result, collective communication operation failed.2. The execution speed on some NPU in the cluster is too slow to complete a communication operation within the timeout interval. (default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)3. The number of training samples of each NPU is inconsistent.4. Packet loss or other connectivity problems occur on the communication link.\n",
+       "        Possible Cause: 1. An exception occurs during the execution on some NPUs in the "
+       "cluster. As a result, collective communication operation failed.2. The execution speed on "
+       "some NPU in the cluster is too slow to complete a communication operation within the "
+       "timeout interval. (default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)3. "
+       "The number of training samples of each NPU is inconsistent.4. Packet loss or other "
+       "connectivity problems occur on the communication link.\n",
        5, 7277, 11},
-      {"EE9999: [PID: 2750884] 2024-08-30-16:20:38.196.490 Stream destroy failed, stream is not in current ctx, stream_id=2.[FUNC:StreamDestroy][FILE:api_impl.cc][LINE:1032]\n",
+      {"EE9999: [PID: 2750884] 2024-08-30-16:20:38.196.490 Stream destroy failed, stream is not in "
+       "current ctx, stream_id=2.[FUNC:StreamDestroy][FILE:api_impl.cc][LINE:1032]\n",
        1, 2750884, 16},
-      {"[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): Getting socket times out. Reason: 1. The remote does not initiate a connect request. some NPUs in the cluster are abnormal.    2. The remote does not initiate a connect request because the collective communication operator is started too late or is not started by some NPU in the cluster.    3. The communication link is disconnected. (For example, the IP addresses are not on the same network segment or the TLS configurations are inconsistent.)\n",
+      {"[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): Getting socket times "
+       "out. Reason: 1. The remote does not initiate a connect request. some NPUs in the cluster "
+       "are abnormal.    2. The remote does not initiate a connect request because the collective "
+       "communication operator is started too late or is not started by some NPU in the cluster.   "
+       " 3. The communication link is disconnected. (For example, the IP addresses are not on the "
+       "same network segment or the TLS configurations are inconsistent.)\n",
        1, 749, 3},
       {"EE9999: Inner Error!\n"
-       "EE9999[PID: 818] 2026-08-13-15:31:21.888.208 (EE9999):  The error from device(chipId:5, dieId:0), serial number is 1, event wait timeout occurred during task execution, stream_id:44, sq_id:5, task_id:61293, event_id=55, timeout=234s.[FUNC:ProcessStarsWaitTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1593]\n",
+       "EE9999[PID: 818] 2026-08-13-15:31:21.888.208 (EE9999):  The error from device(chipId:5, "
+       "dieId:0), serial number is 1, event wait timeout occurred during task execution, "
+       "stream_id:44, sq_id:5, task_id:61293, event_id=55, "
+       "timeout=234s.[FUNC:ProcessStarsWaitTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1593]"
+       "\n",
        2, 818, 15},
-      {"EZ9999[PID: 636125] 2026-06-24-12:44:08.922.071 (EZ9999):  The error from device(chipId:1, dieId:0), serial number is 167, there is an exception of aivec error, core id is 11, error code = 0, dump info: pc start: 0x124400000000, current: 0x124400000a9c, ...\n",
+      {"EZ9999[PID: 636125] 2026-06-24-12:44:08.922.071 (EZ9999):  The error from device(chipId:1, "
+       "dieId:0), serial number is 167, there is an exception of aivec error, core id is 11, error "
+       "code = 0, dump info: pc start: 0x124400000000, current: 0x124400000a9c, ...\n",
        1, 636125, 12},
       {"E19999: Internal error!\n"
        "        Unknown error occurred. Please check the log.\n",
        2, -1, -1},
       {"EH9999: Inner Error!\n"
-       "        rtDeviceSynchronizeWithTimeout execute failed, reason=[task timeout][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
-       "EH9999: [PID: 474] 2025-07-13-21:24:03.362.493 wait for compute device to finish failed, runtime result = 107020.[FUNC:ReportCallError][FILE:log_inn\n",
+       "        rtDeviceSynchronizeWithTimeout execute failed, reason=[task "
+       "timeout][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
+       "EH9999: [PID: 474] 2025-07-13-21:24:03.362.493 wait for compute device to finish failed, "
+       "runtime result = 107020.[FUNC:ReportCallError][FILE:log_inn\n",
        3, 474, 21},
-      {"EH9999  wait for compute device to finish failed, runtime result = 107020.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n",
+      {"EH9999  wait for compute device to finish failed, runtime result = "
+       "107020.[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]\n",
        1, -1, -1},
   };
   for (const Row& row : rows) {
@@ -123,20 +165,27 @@ TEST_CASE("train_log: CANN block generations", "[logs][train]") {
   // two different codes in a row are two blocks
   const auto two = parse_text("train_log",
                               "EE9999: Inner Error!\n"
-                              "EE9999: [PID: 12066] 2025-07-31-01:25:19.967.079 The error from device(chipId:6, dieId:0), serial number is 1\n"
-                              "EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not send the data in time.\n");
+                              "EE9999: [PID: 12066] 2025-07-31-01:25:19.967.079 The error from "
+                              "device(chipId:6, dieId:0), serial number is 1\n"
+                              "EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. "
+                              "Reason: Remote Rank did not send the data in time.\n");
   REQUIRE(two.events.size() == 2);
   CHECK(two.events[0].line_count == 2);
   CHECK(two.events[1].line == 3);
 }
 
 TEST_CASE("train_log: compact torch_npu output (Ascend/pytorch #72)", "[logs][train]") {
-  const auto r = parse_text("train_log",
-                            "npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:506 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 107020\n"
-                            "[ERROR] 2025-07-13-21:24:03 (PID:474, Device:2, RankID:2) ERR00100 PTA call acl api failed.\n"
-                            "EH9999: Inner Error!\n"
-                            "        rtDeviceSynchronizeWithTimeout execute failed, reason=[task timeout][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
-                            "EH9999: [PID: 474] 2025-07-13-21:24:03.362.493 wait for compute device to finish failed, runtime result = 107020.[FUNC:ReportCallError][FILE:log_inn\n");
+  const auto r =
+      parse_text("train_log",
+                 "npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:506 NPU "
+                 "function error: AclrtSynchronizeDeviceWithTimeout, error code is 107020\n"
+                 "[ERROR] 2025-07-13-21:24:03 (PID:474, Device:2, RankID:2) ERR00100 PTA call acl "
+                 "api failed.\n"
+                 "EH9999: Inner Error!\n"
+                 "        rtDeviceSynchronizeWithTimeout execute failed, reason=[task "
+                 "timeout][FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]\n"
+                 "EH9999: [PID: 474] 2025-07-13-21:24:03.362.493 wait for compute device to finish "
+                 "failed, runtime result = 107020.[FUNC:ReportCallError][FILE:log_inn\n");
   REQUIRE(r.events.size() == 3);
   CHECK(r.events[0].severity == Severity::error);
   CHECK(r.events[1].module == "torch_npu");
@@ -148,14 +197,17 @@ TEST_CASE("train_log: compact torch_npu output (Ascend/pytorch #72)", "[logs][tr
 
 TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]") {
   SECTION("torchrun [rankN]: prefix; frames in the loss function belong to the traceback") {
-    const auto r = parse_text("train_log",
-                              "[rank1]: Traceback (most recent call last):\n"
-                              "[rank1]:   File \"/workspace/train.py\", line 120, in <module>\n"
-                              "[rank1]:     loss = criterion(out, target)\n"
-                              "[rank1]:   File \"/workspace/utils/loss.py\", line 42, in __call__\n"
-                              "[rank1]:     t = torch.tensor(feat.shape[2:], device=pred.device)\n"
-                              "[rank1]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function error: HcclAllreduce, error code is 6\n"
-                              "[rank1]:[W220 02:16:08.680800943 NPUStream.cpp:487] Warning: NPU warning, error code is 507001[Error]: \n");
+    const auto r = parse_text(
+        "train_log",
+        "[rank1]: Traceback (most recent call last):\n"
+        "[rank1]:   File \"/workspace/train.py\", line 120, in <module>\n"
+        "[rank1]:     loss = criterion(out, target)\n"
+        "[rank1]:   File \"/workspace/utils/loss.py\", line 42, in __call__\n"
+        "[rank1]:     t = torch.tensor(feat.shape[2:], device=pred.device)\n"
+        "[rank1]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS "
+        "function error: HcclAllreduce, error code is 6\n"
+        "[rank1]:[W220 02:16:08.680800943 NPUStream.cpp:487] Warning: NPU warning, error code is "
+        "507001[Error]: \n");
     REQUIRE(r.events.size() == 2);
     const auto& tb = r.events[0];
     CHECK(tb.line == 1);
@@ -164,7 +216,9 @@ TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]"
     CHECK(tb.module == "python");
     CHECK(tb.severity == Severity::error);
     CHECK(tb.keep);
-    CHECK(tb.message == "RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function error: HcclAllreduce, error code is 6");
+    CHECK(tb.message ==
+          "RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function "
+          "error: HcclAllreduce, error code is 6");
     CHECK(tb.text.find("utils/loss.py") != std::string::npos);
     const auto& w = r.events[1];
     CHECK(w.severity == Severity::warning);  // c10 W level although it carries an error code
@@ -177,15 +231,18 @@ TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]"
     CHECK(w.message == "Warning: NPU warning, error code is 507001[Error]: ");
   }
   SECTION("interleaved ranks keep separate tracebacks") {
-    const auto r = parse_text("train_log",
-                              "[rank0]: Traceback (most recent call last):\n"
-                              "[rank1]: Traceback (most recent call last):\n"
-                              "[rank0]:   File \"/workspace/train.py\", line 120, in <module>\n"
-                              "[rank1]:   File \"/workspace/train.py\", line 120, in <module>\n"
-                              "[rank1]:     loss = criterion(out, target)\n"
-                              "[rank0]:     loss = criterion(out, target)\n"
-                              "[rank0]: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error, error code is 107020\n"
-                              "[rank1]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function error: HcclAllreduce, error code is 6\n");
+    const auto r = parse_text(
+        "train_log",
+        "[rank0]: Traceback (most recent call last):\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        "[rank0]:   File \"/workspace/train.py\", line 120, in <module>\n"
+        "[rank1]:   File \"/workspace/train.py\", line 120, in <module>\n"
+        "[rank1]:     loss = criterion(out, target)\n"
+        "[rank0]:     loss = criterion(out, target)\n"
+        "[rank0]: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU "
+        "error, error code is 107020\n"
+        "[rank1]: RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS "
+        "function error: HcclAllreduce, error code is 6\n");
     REQUIRE(r.events.size() == 2);
     CHECK(r.events[0].rank == 0);
     CHECK(r.events[0].line == 1);
@@ -196,11 +253,18 @@ TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]"
     CHECK(r.events[1].message.find("HcclAllreduce") != std::string::npos);
   }
   SECTION("vLLM worker prefix with logger prefix on every traceback line") {
-    const auto r = parse_text("train_log",
-                              "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546] Traceback (most recent call last):\n"
-                              "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546]   File \"/vllm-workspace/vllm/vllm/v1/executor/multiproc_executor.py\", line 541, in worker_busy_loop\n"
-                              "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546]     output = func(*args, **kwargs)\n"
-                              "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546] RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048\n");
+    const auto r = parse_text(
+        "train_log",
+        "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546] Traceback "
+        "(most recent call last):\n"
+        "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546]   File "
+        "\"/vllm-workspace/vllm/vllm/v1/executor/multiproc_executor.py\", line 541, in "
+        "worker_busy_loop\n"
+        "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546]     output "
+        "= func(*args, **kwargs)\n"
+        "(VllmWorker rank=3 pid=36368) ERROR 08-21 08:26:21 [multiproc_executor.py:546] "
+        "RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 "
+        "NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048\n");
     REQUIRE(r.events.size() == 1);
     const auto& tb = r.events[0];
     CHECK(tb.line_count == 4);
@@ -213,12 +277,14 @@ TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]"
     CHECK(tb.message.rfind("RuntimeError: npuSynchronizeDevice", 0) == 0);
   }
   SECTION("CRLF endings and Python 3.11 carets") {
-    const auto r = parse_text("train_log",
-                              "Traceback (most recent call last):\r\n"
-                              "  File \"/workspace/probe.py\", line 12, in <module>\r\n"
-                              "    torch.npu.synchronize()\r\n"
-                              "    ^^^^^^^^^^^^^^^^^^^^^^^\r\n"
-                              "RuntimeError: synchronize:../torch_npu/csrc/core/npu/NPUEvent.cpp:212 NPU function error: aclrtSynchronizeEvent(event_), error code is 107020\r\n");
+    const auto r =
+        parse_text("train_log",
+                   "Traceback (most recent call last):\r\n"
+                   "  File \"/workspace/probe.py\", line 12, in <module>\r\n"
+                   "    torch.npu.synchronize()\r\n"
+                   "    ^^^^^^^^^^^^^^^^^^^^^^^\r\n"
+                   "RuntimeError: synchronize:../torch_npu/csrc/core/npu/NPUEvent.cpp:212 NPU "
+                   "function error: aclrtSynchronizeEvent(event_), error code is 107020\r\n");
     REQUIRE(r.events.size() == 1);
     CHECK(r.events[0].line_count == 5);
     CHECK(r.events[0].message.back() == '0');
@@ -234,22 +300,37 @@ TEST_CASE("train_log: single lines with prefixes and their severities", "[logs][
     const char* process;
   };
   const Row rows[] = {
-      {"worker-1: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error, error code is 107020",
+      {"worker-1: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU "
+       "error, error code is 107020",
        Severity::error, -1, -1, "worker-1"},
-      {"(train pid=8464) RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error, error code is 107020",
+      {"(train pid=8464) RuntimeError: "
+       "npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error, error code is "
+       "107020",
        Severity::error, -1, 8464, "train"},
-      {"(Worker_DP0_TP5_EP5 pid=818) ERROR 08-13 15:31:21 [multiproc_executor.py:945] EngineCore encountered a fatal error.",
+      {"(Worker_DP0_TP5_EP5 pid=818) ERROR 08-13 15:31:21 [multiproc_executor.py:945] EngineCore "
+       "encountered a fatal error.",
        Severity::error, -1, 818, "Worker_DP0_TP5_EP5"},
-      {"[W NPUStream.cpp:365] Warning: NPU warning, error code is 107020[Error]: .", Severity::warning, -1, -1, ""},
-      {"[W compiler_depend.ts:487] Warning: NPU warning, error code is 507048[Error]: ", Severity::warning, -1, -1, ""},
-      {"[rank1]:[E324 13:00:25.428029551 compiler_depend.ts:574] [Rank 1] Watchdog caught collective operation timeout",
+      {"[W NPUStream.cpp:365] Warning: NPU warning, error code is 107020[Error]: .",
+       Severity::warning, -1, -1, ""},
+      {"[W compiler_depend.ts:487] Warning: NPU warning, error code is 507048[Error]: ",
+       Severity::warning, -1, -1, ""},
+      {"[rank1]:[E324 13:00:25.428029551 compiler_depend.ts:574] [Rank 1] Watchdog caught "
+       "collective operation timeout",
        Severity::error, 1, -1, ""},
-      {"2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - Rank[2] failed.", Severity::error, -1, -1, ""},
-      {"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 1622990) of binary: /home/changquan/anaconda3/envs/lang/bin/python",
+      {"2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - Rank[2] failed.",
        Severity::error, -1, -1, ""},
-      {"RuntimeError: NPU out of memory. Tried to allocate 88.00 MiB (NPU 0; 60.96 GiB total capacity; 4.24 GiB already allocated; 4.24 GiB current active; 7.47 MiB free; 4.37 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.",
+      {"ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 "
+       "(pid: 1622990) of binary: /home/changquan/anaconda3/envs/lang/bin/python",
        Severity::error, -1, -1, ""},
-      {"[W VariableFallbackKernel.cpp:51] Warning: CAUTION: The operator 'aten::isin.Tensor_Tensor_out' is not currently supported on the NPU backend and will fall back to run on the CPU. This may have performance implications. (function npu_cpu_fallback)",
+      {"RuntimeError: NPU out of memory. Tried to allocate 88.00 MiB (NPU 0; 60.96 GiB total "
+       "capacity; 4.24 GiB already allocated; 4.24 GiB current active; 7.47 MiB free; 4.37 GiB "
+       "reserved in total by PyTorch) If reserved memory is >> allocated memory try setting "
+       "max_split_size_mb to avoid fragmentation.",
+       Severity::error, -1, -1, ""},
+      {"[W VariableFallbackKernel.cpp:51] Warning: CAUTION: The operator "
+       "'aten::isin.Tensor_Tensor_out' is not currently supported on the NPU backend and will fall "
+       "back to run on the CPU. This may have performance implications. (function "
+       "npu_cpu_fallback)",
        Severity::warning, -1, -1, ""},
       // seed 002
       {"rtStreamSynchronize execution failed, reason=task timeout", Severity::error, -1, -1, ""},
@@ -270,44 +351,50 @@ TEST_CASE("train_log: single lines with prefixes and their severities", "[logs][
     CHECK(e.text == row.line);
   }
   // the record line of seed 002 is not a configuration
-  CHECK(parse_text("train_log", "stream_id=47, task_id=1280, sqHead=500, pendingNum=781").facts.empty());
-  const auto py = parse_text("train_log", "2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - Rank[2] failed.");
+  CHECK(parse_text("train_log", "stream_id=47, task_id=1280, sqHead=500, pendingNum=781")
+            .facts.empty());
+  const auto py = parse_text(
+      "train_log",
+      "2024-10-21 10:42:00,218 - lmdeploy - ERROR - model_agent.py:489 - Rank[2] failed.");
   CHECK(py.events[0].time.year == 2024);
   CHECK(py.events[0].time.nanos == 218'000'000);
   CHECK(py.events[0].message == "model_agent.py:489 - Rank[2] failed.");
 }
 
-TEST_CASE("train_log: torchrun ChildFailedError summary is one event naming the root-cause rank", "[logs][train]") {
-  const auto r = parse_text("train_log",
-                            "Traceback (most recent call last):\n"
-                            "  File \"/usr/bin/torchrun\", line 8, in <module>\n"
-                            "    sys.exit(main())\n"
-                            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
-                            "============================================================\n"
-                            "train.py FAILED\n"
-                            "------------------------------------------------------------\n"
-                            "Failures:\n"
-                            "[1]:\n"
-                            "  time      : 2023-05-19_16:39:58\n"
-                            "  host      : n136-117-136.byted.org\n"
-                            "  rank      : 1 (local_rank: 1)\n"
-                            "  exitcode  : 1 (pid: 78971)\n"
-                            "  error_file: <N/A>\n"
-                            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
-                            "------------------------------------------------------------\n"
-                            "Root Cause (first observed failure):\n"
-                            "[0]:\n"
-                            "  time      : 2023-05-19_16:39:58\n"
-                            "  host      : n136-117-136.byted.org\n"
-                            "  rank      : 0 (local_rank: 0)\n"
-                            "  exitcode  : 1 (pid: 78970)\n"
-                            "  error_file: <N/A>\n"
-                            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
-                            "============================================================\n"
-                            "after the summary\n");
+TEST_CASE("train_log: torchrun ChildFailedError summary is one event naming the root-cause rank",
+          "[logs][train]") {
+  const auto r = parse_text(
+      "train_log",
+      "Traceback (most recent call last):\n"
+      "  File \"/usr/bin/torchrun\", line 8, in <module>\n"
+      "    sys.exit(main())\n"
+      "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+      "============================================================\n"
+      "train.py FAILED\n"
+      "------------------------------------------------------------\n"
+      "Failures:\n"
+      "[1]:\n"
+      "  time      : 2023-05-19_16:39:58\n"
+      "  host      : n136-117-136.byted.org\n"
+      "  rank      : 1 (local_rank: 1)\n"
+      "  exitcode  : 1 (pid: 78971)\n"
+      "  error_file: <N/A>\n"
+      "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+      "------------------------------------------------------------\n"
+      "Root Cause (first observed failure):\n"
+      "[0]:\n"
+      "  time      : 2023-05-19_16:39:58\n"
+      "  host      : n136-117-136.byted.org\n"
+      "  rank      : 0 (local_rank: 0)\n"
+      "  exitcode  : 1 (pid: 78970)\n"
+      "  error_file: <N/A>\n"
+      "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+      "============================================================\n"
+      "after the summary\n");
   REQUIRE(r.events.size() == 3);
   CHECK(r.events[0].line_count == 4);
-  CHECK(r.events[0].message.rfind("torch.distributed.elastic.multiprocessing.errors.ChildFailedError", 0) == 0);
+  CHECK(r.events[0].message.rfind(
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError", 0) == 0);
   const auto& cf = r.events[1];
   CHECK(cf.line == 5);
   CHECK(cf.line_count == 21);
@@ -324,7 +411,8 @@ TEST_CASE("train_log: torchrun ChildFailedError summary is one event naming the 
 TEST_CASE("train_log: effective configuration and command line as facts", "[logs][train]") {
   const auto r = parse_text("train_log",
                             "$ python train.py --amp False --workers 0 --pin-memory False --cache\n"
-                            "Namespace(amp=True, batch_size=1, workers=0, pin_memory=False, cache=None, data='coco.yaml')\n"
+                            "Namespace(amp=True, batch_size=1, workers=0, pin_memory=False, "
+                            "cache=None, data='coco.yaml')\n"
                             "amp: True\n"
                             "RuntimeError: x: y\n"
                             "see: http://example.invalid/doc\n");
@@ -343,11 +431,13 @@ TEST_CASE("train_log: effective configuration and command line as facts", "[logs
   CHECK(r.events[0].keep);
   CHECK(r.events[1].keep);
 
-  const auto d = facts_of(parse_text("train_log", "args: {'amp': True, 'workers': 0, 'imgsz': [640, 640]}\nworkers=0\n"));
+  const auto d = facts_of(parse_text(
+      "train_log", "args: {'amp': True, 'workers': 0, 'imgsz': [640, 640]}\nworkers=0\n"));
   CHECK(d.at("config.amp") == "True");
   CHECK(d.at("config.workers") == "0");
   CHECK(d.at("config.imgsz") == "[640, 640]");
-  const auto t = facts_of(parse_text("train_log", "torchrun --nproc_per_node 8 train.py --batch 1 --amp=False\n"));
+  const auto t = facts_of(
+      parse_text("train_log", "torchrun --nproc_per_node 8 train.py --batch 1 --amp=False\n"));
   CHECK(t.at("args.batch") == "1");
   CHECK(t.at("args.amp") == "False");
   CHECK(t.count("args.nproc_per_node") == 0);  // a launcher flag, not the program's

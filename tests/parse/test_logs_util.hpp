@@ -14,9 +14,12 @@
 namespace fltest {
 
 inline std::filesystem::path asys_root() {
-  return std::filesystem::path(FAULTLINE_CORPUS_DIR) / "asys-aicerror" / "asys_output_20250508095626087";
+  return std::filesystem::path(FAULTLINE_CORPUS_DIR) / "asys-aicerror" /
+         "asys_output_20250508095626087";
 }
-inline bool have_asys() { return std::filesystem::is_directory(asys_root()); }
+inline bool have_asys() {
+  return std::filesystem::is_directory(asys_root());
+}
 
 inline std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -60,7 +63,8 @@ inline std::vector<KindFile> asys_log_files() {
   return out;
 }
 
-inline faultline::parse::ParseResult parse_asys(const std::string& rel_contains, std::string* kind_out = nullptr) {
+inline faultline::parse::ParseResult parse_asys(const std::string& rel_contains,
+                                                std::string* kind_out = nullptr) {
   for (const auto& f : asys_log_files()) {
     if (f.rel.find(rel_contains) == std::string::npos) continue;
     if (kind_out) *kind_out = f.kind;
@@ -70,7 +74,7 @@ inline faultline::parse::ParseResult parse_asys(const std::string& rel_contains,
 }
 
 inline std::vector<faultline::OwnedEvent> parse_lines(std::string_view kind, std::string_view text,
-                                                       std::string_view path = {}) {
+                                                      std::string_view path = {}) {
   return faultline::parse::parse_text(kind, text, path).events;
 }
 

@@ -68,8 +68,9 @@ TEST_CASE("ls_listing: CANN latest link, readlink, devices, time styles",
                     {"fs./usr/local/Ascend/ascend-toolkit/set_env.sh", "file", 6}});
   }
   SECTION("separate options before the directory (ls -l -t DIR)") {
-    const auto r = run("ls_listing", "$ ls -l -t /usr/local/Ascend/ascend-toolkit\n"
-                                     "lrwxrwxrwx 1 root root    5 May  8 09:31 latest -> 8.5.0\n");
+    const auto r = run("ls_listing",
+                       "$ ls -l -t /usr/local/Ascend/ascend-toolkit\n"
+                       "lrwxrwxrwx 1 root root    5 May  8 09:31 latest -> 8.5.0\n");
     CHECK(has(r, "cann.latest_target", "/usr/local/Ascend/ascend-toolkit/8.5.0"));
   }
   SECTION("readlink -f (seed 002)") {

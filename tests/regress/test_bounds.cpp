@@ -44,10 +44,13 @@ constexpr bool kAsan = false;
 
 // Sanitizer builds run the same shapes smaller (ASan + -O0 is ~30x slower per member): there the
 // test is about memory safety on these shapes; the RSS bound is checked in the normal build.
-constexpr int scaled(int n) { return kAsan ? n / 10 : n; }
+constexpr int scaled(int n) {
+  return kAsan ? n / 10 : n;
+}
 
 fs::path temp_path(const std::string& name) {
-  const fs::path p = fs::temp_directory_path() / ("faultline-bounds-" + std::to_string(::getpid()) + "-" + name);
+  const fs::path p =
+      fs::temp_directory_path() / ("faultline-bounds-" + std::to_string(::getpid()) + "-" + name);
   std::error_code ec;
   fs::remove_all(p, ec);
   return p;
@@ -83,7 +86,9 @@ class Writer {
   }
   void add(const std::string& name, const std::string& data) {
     add(name, static_cast<int64_t>(data.size()), [&](archive* a) {
-      if (!data.empty()) REQUIRE(archive_write_data(a, data.data(), data.size()) == static_cast<la_ssize_t>(data.size()));
+      if (!data.empty())
+        REQUIRE(archive_write_data(a, data.data(), data.size()) ==
+                static_cast<la_ssize_t>(data.size()));
     });
   }
   void close() {
@@ -113,10 +118,11 @@ struct RunResult {
 };
 
 // `faultline analyze -q BUNDLE --db DB --no-cache` in a child; its own peak RSS from wait4.
-RunResult analyze(const fs::path& bundle, const fs::path& db, const std::vector<std::string>& extra = {}) {
+RunResult analyze(const fs::path& bundle, const fs::path& db,
+                  const std::vector<std::string>& extra = {}) {
   const std::string bin = FAULTLINE_BINARY;
-  std::vector<std::string> args{bin, "analyze", "-q", bundle.string(), "--db", db.string(), "--no-cache",
-                                "-o", "/dev/null"};
+  std::vector<std::string> args{bin,         "analyze",    "-q", bundle.string(), "--db",
+                                db.string(), "--no-cache", "-o", "/dev/null"};
   args.insert(args.end(), extra.begin(), extra.end());
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
@@ -171,7 +177,8 @@ TEST_CASE("hundreds of thousands of tiny members: bounded memory, every member r
   {
     Writer w(dir / "tiny.tar.zst", Writer::Kind::tar_zst);
     for (int i = 0; i < kMembers; ++i)
-      w.add("node01/var/log/tiny/m" + std::to_string(i) + ".log", i % 100 == 0 ? kSyslogLine : std::string("x\n"));
+      w.add("node01/var/log/tiny/m" + std::to_string(i) + ".log",
+            i % 100 == 0 ? kSyslogLine : std::string("x\n"));
   }
   const RunResult r = analyze(dir / "tiny.tar.zst", dir / "t.db");
   REQUIRE(r.exit_code == 0);
@@ -226,7 +233,8 @@ TEST_CASE("giant lines: cut at the line limit, bounded memory, later lines still
             x ^= x << 17;
             c = static_cast<char>('a' + (x % 26));
           }
-          REQUIRE(archive_write_data(a, buf.data(), buf.size()) == static_cast<la_ssize_t>(buf.size()));
+          REQUIRE(archive_write_data(a, buf.data(), buf.size()) ==
+                  static_cast<la_ssize_t>(buf.size()));
         }
         REQUIRE(archive_write_data(a, "\n", 1) == 1);
       }
@@ -237,11 +245,14 @@ TEST_CASE("giant lines: cut at the line limit, bounded memory, later lines still
   REQUIRE(r.exit_code == 0);
   check_rss(r);
   CHECK(count(dir / "g.db", "SELECT long_lines FROM members WHERE path LIKE '%syslog'") == kGiant);
-  CHECK(count(dir / "g.db", "SELECT count(*) FROM hits WHERE signature='svm.map_va_not_fixed'") == 1);
+  CHECK(count(dir / "g.db", "SELECT count(*) FROM hits WHERE signature='svm.map_va_not_fixed'") ==
+        1);
   fs::remove_all(dir);
 }
 
-TEST_CASE("200 000 signature hits: the correlator holds a bounded number of hits (was every hit, ~2.3 KB each: 931 MiB at 400k)") {
+TEST_CASE(
+    "200 000 signature hits: the correlator holds a bounded number of hits (was every hit, ~2.3 KB "
+    "each: 931 MiB at 400k)") {
   const fs::path dir = temp_path("hits");
   fs::create_directories(dir);
   auto bundle = [&](const std::string& name, int hits) {
@@ -258,7 +269,8 @@ TEST_CASE("200 000 signature hits: the correlator holds a bounded number of hits
   REQUIRE(many.exit_code == 0);
   check_rss(many);
   const std::string per_finding =
-      "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM finding_evidence GROUP BY finding_id)";
+      "SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM finding_evidence GROUP BY "
+      "finding_id)";
   const int64_t ev_few = count(dir / "few.db", per_finding);
   const int64_t ev_many = count(dir / "many.db", per_finding);
   CHECK(ev_few > 0);
@@ -270,7 +282,9 @@ TEST_CASE("200 000 signature hits: the correlator holds a bounded number of hits
   fs::remove_all(dir);
 }
 
-TEST_CASE("a member name of 64 MiB in a cpio.gz: short warnings, bounded memory (was: the name copied whole into messages; a 1 GiB name took 6 GiB and failed the write)") {
+TEST_CASE(
+    "a member name of 64 MiB in a cpio.gz: short warnings, bounded memory (was: the name copied "
+    "whole into messages; a 1 GiB name took 6 GiB and failed the write)") {
   const fs::path dir = temp_path("longname");
   fs::create_directories(dir);
   const size_t kName = static_cast<size_t>(scaled(64 << 20));
@@ -286,7 +300,8 @@ TEST_CASE("a member name of 64 MiB in a cpio.gz: short warnings, bounded memory 
     archive_entry_set_filetype(e, AE_IFREG);
     archive_entry_set_perm(e, 0644);
     REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
-    REQUIRE(archive_write_data(a, kSyslogLine.data(), kSyslogLine.size()) == static_cast<la_ssize_t>(kSyslogLine.size()));
+    REQUIRE(archive_write_data(a, kSyslogLine.data(), kSyslogLine.size()) ==
+            static_cast<la_ssize_t>(kSyslogLine.size()));
     archive_entry_free(e);
     archive_write_close(a);
     archive_write_free(a);
@@ -300,7 +315,8 @@ TEST_CASE("a member name of 64 MiB in a cpio.gz: short warnings, bounded memory 
   fs::remove_all(dir);
 }
 
-TEST_CASE("capture re-runs carry PCRE2 limits: a catastrophic capture pattern returns without captures") {
+TEST_CASE(
+    "capture re-runs carry PCRE2 limits: a catastrophic capture pattern returns without captures") {
   // Hyperscan finds the line; the capture pattern backtracks exponentially on it. Without
   // pcre2_set_match_limit this would not return in any useful time.
   const std::string yaml =

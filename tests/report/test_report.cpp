@@ -1,11 +1,10 @@
 // Reports rendered from the database alone: the ticket markdown, the JSON contract, the
 // self-contained HTML page, determinism, and the fleet view.
+#include <algorithm>
 #include <catch2/catch.hpp>
-
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <algorithm>
-#include <cctype>
 
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/report/report.hpp"
@@ -17,7 +16,9 @@ using faultline::report::render_bundle;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& x) { return s.find(x) != std::string::npos; }
+bool contains(const std::string& s, const std::string& x) {
+  return s.find(x) != std::string::npos;
+}
 
 struct Seed000Db {
   Db db;
@@ -38,12 +39,15 @@ TEST_CASE("md report: verdict, root cause with evidence file:line, remediation, 
           "[report][md]") {
   Seed000Db x;
   const std::string md = render_bundle(x.db.handle(), x.b, Format::md);
-  if (const char* dump = std::getenv("FAULTLINE_DUMP_REPORTS")) std::ofstream(std::string(dump) + "/seed000.md") << md;
-  CHECK(contains(md, "**Verdict:** a2-pod-017: Driver changed after the running modules were loaded"));
+  if (const char* dump = std::getenv("FAULTLINE_DUMP_REPORTS"))
+    std::ofstream(std::string(dump) + "/seed000.md") << md;
+  CHECK(contains(md,
+                 "**Verdict:** a2-pod-017: Driver changed after the running modules were loaded"));
   CHECK(contains(md, "driver.reboot_pending"));
   CHECK(contains(md, "`" + x.s.smi.path + ":2`"));
   CHECK(contains(md, "`" + x.s.install.path + ":3`"));
-  CHECK(contains(md, "| npu-smi 24.1.rc3                 Version: 24.1.rc3"));  // quoted evidence line
+  CHECK(contains(md,
+                 "| npu-smi 24.1.rc3                 Version: 24.1.rc3"));  // quoted evidence line
   CHECK(contains(md, "- [ ] Reboot the node"));
   CHECK(contains(md, "| `driver.version.loaded` | 24.1.rc3 |"));
   CHECK(contains(md, "| `driver.version.installed` | 24.1.0.3 |"));
@@ -63,7 +67,9 @@ TEST_CASE("md report: an unexplained symptom is shown as such", "[report][md]") 
   db.hit(train, 1, "hccl.comm_init_failed", R"({"group":"hccl_world_group"})", std::nullopt);
   faultline::correlate::run(db.handle(), b, source_rules());
   const std::string md = render_bundle(db.handle(), b, Format::md);
-  CHECK(contains(md, "**Verdict:** No root cause identified; 1 unexplained symptom: hccl.comm_init_failed on node09."));
+  CHECK(contains(md,
+                 "**Verdict:** No root cause identified; 1 unexplained symptom: "
+                 "hccl.comm_init_failed on node09."));
   CHECK(contains(md, "**UNEXPLAINED**"));
   CHECK(contains(md, "`train/rank_3.log:1`"));
   const auto j = nlohmann::json::parse(render_bundle(db.handle(), b, Format::json));
@@ -78,7 +84,8 @@ TEST_CASE("md report: healthy bundle says so", "[report][md]") {
   build_healthy(db);
   faultline::correlate::run(db.handle(), b, source_rules());
   const std::string md = render_bundle(db.handle(), b, Format::md);
-  CHECK(contains(md, "**Verdict:** No findings: no root cause, no symptom and no error-level signature hit"));
+  CHECK(contains(
+      md, "**Verdict:** No findings: no root cause, no symptom and no error-level signature hit"));
   CHECK(contains(md, "## Root causes\n\nNone identified."));
   CHECK(contains(md, "| `torch_npu.version` | 2.9.0.post6 |"));
 }
@@ -87,22 +94,27 @@ TEST_CASE("error-level signature hits no diagnosis covers are listed, not hidden
   Db db;
   const int64_t b = db.bundle("fleet/node05", std::string(64, '5'));
   db.host("node05");
-  auto msgs = db.member("messages", "syslog", "node05",
-                        {"Mar 14 02:41:17 node05 kernel: [278742.204000] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
-                         "<kworker/5:1H:39365> Heartbeat lost! (device=3; old_count=8931; new_count=8931; lost_count=4; "
-                         "total_lost_count=4; total_10s_count=0; total_15s_count 0)."});
-  db.hit(msgs, 1, "driver.heartbeat_lost", R"({"device":"3"})", local("2026-03-14 02:41:17", 8), "year_inferred");
+  // a device OOM notifier line: error level, covered by no diagnosis of the catalog
+  auto msgs = db.member("device-os_20250508024510859.log", "device_os_log", "node05",
+                        {"[ERROR] KERNEL(4723,sklogd):2025-05-08-02:45:10.858.289 "
+                         "[klogd.c:247][24634.433552] OOM_NOTIFIER: oom type 2"});
+  db.hit(msgs, 1, "device.oom_notifier", R"({})", utc("2025-05-08 02:45:10"));
   faultline::correlate::run(db.handle(), b, source_rules());
   const std::string md = render_bundle(db.handle(), b, Format::md);
-  CHECK(contains(md, "**Verdict:** No findings (no root cause, no catalog symptom). 1 error-level log line matches a signature that no diagnosis covers (most: driver.heartbeat_lost)"));
-  CHECK(contains(md, "| `driver.heartbeat_lost` | 1 | 2026-03-13T18:41:17.000000Z | node05 | `messages:1` |"));
+  CHECK(contains(md,
+                 "**Verdict:** No findings (no root cause, no catalog symptom). 1 error-level log "
+                 "line matches a signature that no diagnosis covers (most: device.oom_notifier)"));
+  CHECK(contains(md,
+                 "| `device.oom_notifier` | 1 | 2025-05-08T02:45:10.000000Z | node05 | "
+                 "`device-os_20250508024510859.log:1` |"));
   const auto j = nlohmann::json::parse(render_bundle(db.handle(), b, Format::json));
   REQUIRE(j["unclassified"].size() == 1);
-  CHECK(j["unclassified"][0]["signature"] == "driver.heartbeat_lost");
+  CHECK(j["unclassified"][0]["signature"] == "device.oom_notifier");
   CHECK(j["unclassified"][0]["line"] == 1);
   // Cited lines are not repeated there: seed 000's SVM lines all belong to findings.
   Seed000Db x;
-  CHECK(contains(render_bundle(x.db.handle(), x.b, Format::md), "None: every error-level signature hit is cited"));
+  CHECK(contains(render_bundle(x.db.handle(), x.b, Format::md),
+                 "None: every error-level signature hit is cited"));
 }
 
 TEST_CASE("json report: contract fields and types", "[report][json]") {
@@ -120,7 +132,8 @@ TEST_CASE("json report: contract fields and types", "[report][json]") {
   REQUIRE(j["findings"].is_array());
   REQUIRE(!j["findings"].empty());
   const auto& f = j["findings"][0];
-  for (const char* k : {"id", "kind", "severity", "confidence", "host", "title", "summary", "explains", "evidence", "remediation"})
+  for (const char* k : {"id", "kind", "severity", "confidence", "host", "title", "summary",
+                        "explains", "evidence", "remediation"})
     CHECK(f.contains(k));
   CHECK(f["id"] == "driver.reboot_pending");
   CHECK(f["kind"] == "root_cause");
@@ -154,27 +167,32 @@ TEST_CASE("json report: contract fields and types", "[report][json]") {
   REQUIRE(j["timeline"].is_array());
   REQUIRE(!j["timeline"].empty());
   for (const auto& t : j["timeline"]) {
-    for (const char* k : {"time", "time_quality", "host", "file", "line", "text", "signature", "finding", "role"})
+    for (const char* k :
+         {"time", "time_quality", "host", "file", "line", "text", "signature", "finding", "role"})
       CHECK(t.contains(k));
     const std::string role = t["role"];
-    CHECK((role == "cause" || role == "first_failure" || role == "observation" || role == "context"));
+    CHECK(
+        (role == "cause" || role == "first_failure" || role == "observation" || role == "context"));
   }
   REQUIRE(j["facts"].is_array());
   bool loaded = false;
   for (const auto& fa : j["facts"]) {
     for (const char* k : {"host", "name", "value", "file", "line"}) CHECK(fa.contains(k));
-    if (fa["name"] == "driver.version.loaded") loaded = fa["value"] == "24.1.rc3" && fa["line"] == 2;
+    if (fa["name"] == "driver.version.loaded")
+      loaded = fa["value"] == "24.1.rc3" && fa["line"] == 2;
   }
   CHECK(loaded);
   REQUIRE(j["warnings"].size() == 1);
-  CHECK(j["warnings"][0]["file"] == "ascend_log_20260601094002/device_log/hisi_logs/device-0/vmcore");
+  CHECK(j["warnings"][0]["file"] ==
+        "ascend_log_20260601094002/device_log/hisi_logs/device-0/vmcore");
   CHECK(j["warnings"][0].contains("message"));
 }
 
 TEST_CASE("html report: self-contained, verdict, folded evidence, svg timeline", "[report][html]") {
   Seed000Db x;
   const std::string h = render_bundle(x.db.handle(), x.b, Format::html);
-  if (const char* dump = std::getenv("FAULTLINE_DUMP_REPORTS")) std::ofstream(std::string(dump) + "/seed000.html") << h;
+  if (const char* dump = std::getenv("FAULTLINE_DUMP_REPORTS"))
+    std::ofstream(std::string(dump) + "/seed000.html") << h;
   CHECK(contains(h, "<!DOCTYPE html>"));
   CHECK(contains(h, "<style>"));
   CHECK(contains(h, "Verdict:"));
@@ -186,7 +204,8 @@ TEST_CASE("html report: self-contained, verdict, folded evidence, svg timeline",
   CHECK(!contains(h, "<script"));
   CHECK(!contains(h, "<link"));
   std::string lower = h;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   CHECK(!contains(lower, "src="));
   CHECK(!contains(lower, "href="));
   CHECK(!contains(lower, "@import"));
@@ -203,7 +222,8 @@ TEST_CASE("html report: log text with markup and URLs is escaped", "[report][htm
   const int64_t b = db.bundle("bundles/<x>&y.tar", std::string(64, 'f'));
   db.host("node<1>");
   auto train = db.member("train/out.log", "train_log", "node<1>",
-                         {"  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html <script>",
+                         {"  traceback : To enable traceback see: "
+                          "https://pytorch.org/docs/stable/elastic/errors.html <script>",
                           "RuntimeError: Communicator of group hccl_world_group inited: failed."});
   db.hit(train, 2, "hccl.comm_init_failed", R"({"group":"hccl_world_group"})", std::nullopt);
   db.warning("train/out.log", "see https://example.invalid/<b>");
@@ -235,7 +255,8 @@ TEST_CASE("same database rendered twice gives identical bytes", "[report][determ
   if (const char* dump = std::getenv("FAULTLINE_DUMP_REPORTS")) {
     std::ofstream(std::string(dump) + "/seed002.md") << render_bundle(db.handle(), b, Format::md);
     std::ofstream(std::string(dump) + "/seed002.json") << before;
-    std::ofstream(std::string(dump) + "/seed002.html") << render_bundle(db.handle(), b, Format::html);
+    std::ofstream(std::string(dump) + "/seed002.html")
+        << render_bundle(db.handle(), b, Format::html);
   }
 }
 
@@ -247,7 +268,8 @@ TEST_CASE("fleet report: causes per host, version drift, first failure", "[repor
   const int64_t b2 = db.bundle("fleet/a2-pod-018.tar.zst", std::string(64, '2'));
   build_healthy(db, "a2-pod-018");
   faultline::correlate::run(db.handle(), b2, source_rules());
-  const auto j = nlohmann::json::parse(faultline::report::render_fleet(db.handle(), {b2, b1}, Format::json));
+  const auto j =
+      nlohmann::json::parse(faultline::report::render_fleet(db.handle(), {b2, b1}, Format::json));
   REQUIRE(j["bundles"].size() == 2);
   CHECK(j["bundles"][0]["path"] == "fleet/a2-pod-017.tar.zst");  // sorted by path
   CHECK(j["causes"]["driver.reboot_pending"] == nlohmann::json({"a2-pod-017"}));

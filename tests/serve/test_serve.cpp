@@ -78,7 +78,8 @@ std::string make_tar_gz(const std::vector<std::pair<std::string, std::string>>& 
     archive_entry_set_perm(e, 0644);
     archive_entry_set_mtime(e, 1743385896, 0);
     REQUIRE(archive_write_header(a, e) == ARCHIVE_OK);
-    REQUIRE(archive_write_data(a, data.data(), data.size()) == static_cast<la_ssize_t>(data.size()));
+    REQUIRE(archive_write_data(a, data.data(), data.size()) ==
+            static_cast<la_ssize_t>(data.size()));
     archive_entry_free(e);
   }
   REQUIRE(archive_write_close(a) == ARCHIVE_OK);
@@ -87,10 +88,11 @@ std::string make_tar_gz(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 std::string node_bundle(const fs::path& dir) {
-  return make_tar_gz({{"a2pod-n042/ascend_log_20250331/install_info/ascend_seclog/ascend_install.log",
-                       kInstallLog},
-                      {"a2pod-n042/train.log", kTrainLog}},
-                     dir / "a2pod-n042.tar.gz");
+  return make_tar_gz(
+      {{"a2pod-n042/ascend_log_20250331/install_info/ascend_seclog/ascend_install.log",
+        kInstallLog},
+       {"a2pod-n042/train.log", kTrainLog}},
+      dir / "a2pod-n042.tar.gz");
 }
 
 Config base_config(const fs::path& data) {
@@ -218,7 +220,8 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   auto r = upload(*c, bundle, "a2pod-n042.tar.gz");
   REQUIRE(r);
   REQUIRE(r->status == 202);
-  CHECK(r->get_header_value("Content-Security-Policy") == "default-src 'self' 'unsafe-inline' data:");
+  CHECK(r->get_header_value("Content-Security-Policy") ==
+        "default-src 'self' 'unsafe-inline' data:");
   CHECK(r->get_header_value("X-Content-Type-Options") == "nosniff");
   const json up = body_json(r);
   const std::string id = up.at("id");
@@ -293,7 +296,8 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
     sqlite3* h = nullptr;
     REQUIRE(sqlite3_open_v2(copy.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
     sqlite3_stmt* s = nullptr;
-    REQUIRE(sqlite3_prepare_v2(h, "SELECT sha256, status FROM bundles", -1, &s, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_prepare_v2(h, "SELECT sha256, status FROM bundles", -1, &s, nullptr) ==
+            SQLITE_OK);
     REQUIRE(sqlite3_step(s) == SQLITE_ROW);
     CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) == sha);
     CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 1))) == "complete");
@@ -305,7 +309,8 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   auto page = c->Get(("/bundles/" + id).c_str());
   REQUIRE(page);
   CHECK(page->status == 200);
-  CHECK(page->get_header_value("Content-Security-Policy") == "default-src 'self' 'unsafe-inline' data:");
+  CHECK(page->get_header_value("Content-Security-Policy") ==
+        "default-src 'self' 'unsafe-inline' data:");
   for (const std::string ext : {"/report.md", "/report.json", "/db"})
     CHECK(page->body.find("/api/bundles/" + id + ext) != std::string::npos);
   CHECK(page->body.find("faultline-serve-bar") != std::string::npos);
@@ -315,7 +320,8 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   CHECK(home->body.find("/bundles/" + id) != std::string::npos);
   CHECK(home->body.find("a2pod-n042.tar.gz") != std::string::npos);
   CHECK(home->body.find("type=\"file\"") != std::string::npos);
-  for (const char* ext : {"http://", "https://", "//cdn"}) CHECK(home->body.find(ext) == std::string::npos);
+  for (const char* ext : {"http://", "https://", "//cdn"})
+    CHECK(home->body.find(ext) == std::string::npos);
 
   auto list = c->Get("/api/bundles");
   const json lj = body_json(list);
@@ -441,7 +447,8 @@ TEST_CASE("the token is checked on every request", "[serve]") {
   Running run(cfg);
   auto c = run.client();
 
-  for (const char* path : {"/", "/bundles", "/api/bundles", "/api/bundles/0123456789abcdef0123456789abcdef"}) {
+  for (const char* path :
+       {"/", "/bundles", "/api/bundles", "/api/bundles/0123456789abcdef0123456789abcdef"}) {
     INFO(path);
     auto r = c->Get(path);
     REQUIRE(r);
@@ -487,12 +494,14 @@ TEST_CASE("bad ids and unknown routes answer 404 without paths", "[serve]") {
   auto c = run.client();
   const std::string data_str = fs::weakly_canonical(data).string();
   for (const char* path :
-       {"/api/bundles/../../etc/passwd", "/api/bundles/..%2f..%2findex.sqlite", "/api/bundles/index.sqlite",
-        "/api/bundles/0123456789ABCDEF0123456789ABCDEF", "/api/bundles/0123456789abcdef0123456789abcdef",
-        "/api/bundles/0123456789abcdef0123456789abcdef/db", "/api/bundles/0123456789abcdef0123456789abcde/db",
+       {"/api/bundles/../../etc/passwd", "/api/bundles/..%2f..%2findex.sqlite",
+        "/api/bundles/index.sqlite", "/api/bundles/0123456789ABCDEF0123456789ABCDEF",
+        "/api/bundles/0123456789abcdef0123456789abcdef",
+        "/api/bundles/0123456789abcdef0123456789abcdef/db",
+        "/api/bundles/0123456789abcdef0123456789abcde/db",
         "/api/bundles/0123456789abcdef0123456789abcdef/report.md", "/api/bundles/x/report.txt",
-        "/bundles/..%2f..%2fetc%2fpasswd", "/bundles/0123456789abcdef0123456789abcdef", "/etc/passwd",
-        "/index.sqlite", "/analyses/"}) {
+        "/bundles/..%2f..%2fetc%2fpasswd", "/bundles/0123456789abcdef0123456789abcdef",
+        "/etc/passwd", "/index.sqlite", "/analyses/"}) {
     INFO(path);
     auto r = c->Get(path);
     REQUIRE(r);
@@ -505,7 +514,8 @@ TEST_CASE("bad ids and unknown routes answer 404 without paths", "[serve]") {
   auto put = c->Put("/api/bundles", kInstallLog, "text/plain");
   REQUIRE(put);
   CHECK(put->status == 405);
-  auto post_other = c->Post("/api/bundles/0123456789abcdef0123456789abcdef", kInstallLog, "text/plain");
+  auto post_other =
+      c->Post("/api/bundles/0123456789abcdef0123456789abcdef", kInstallLog, "text/plain");
   REQUIRE(post_other);
   CHECK(post_other->status == 405);
 }
@@ -601,9 +611,9 @@ TEST_CASE("state survives a restart; interrupted analyses do not stay pending", 
   {
     sqlite3* h = nullptr;
     REQUIRE(sqlite3_open((data / "index.sqlite").c_str(), &h) == SQLITE_OK);
-    const std::string sql = "UPDATE analyses SET status='running', finished_at=0 WHERE id='" +
-                            interrupted_id + "'; UPDATE analyses SET status='queued', finished_at=0 WHERE id='" +
-                            queued_id + "';";
+    const std::string sql =
+        "UPDATE analyses SET status='running', finished_at=0 WHERE id='" + interrupted_id +
+        "'; UPDATE analyses SET status='queued', finished_at=0 WHERE id='" + queued_id + "';";
     REQUIRE(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(h);
     std::ofstream(data / "tmp" / "upload-0123.part") << "partial";

@@ -31,7 +31,9 @@ int64_t count(sqlite3* db, const std::string& sql) {
 int64_t load(store::Db& db, const std::string& sha) {
   const int64_t b = db.begin_bundle({"/data/node07.tar.zst", "node07.tar.zst", "{}"});
   store::MemberRow m;
-  m.path = "asys_output_20250508095626087/dfx/log/host/cann/debug/plog/plog-155320_20250508095618528.log";
+  m.path =
+      "asys_output_20250508095626087/dfx/log/host/cann/debug/plog/"
+      "plog-155320_20250508095618528.log";
   m.kind = "plog";
   m.kind_reason = "path+content";
   m.host = "";
@@ -112,7 +114,9 @@ TEST_CASE("analysing the same bundle again replaces its rows") {
   CHECK(count(db->handle(), "SELECT count(*) FROM bundles") == 2);
   CHECK(store::bundle_ids(db->handle()).size() == 2);
   // indexes exist after the load
-  CHECK(count(db->handle(), "SELECT count(*) FROM sqlite_master WHERE type='index' AND name='idx_events_bundle_time'") == 1);
+  CHECK(count(db->handle(),
+              "SELECT count(*) FROM sqlite_master WHERE type='index' AND "
+              "name='idx_events_bundle_time'") == 1);
 }
 
 TEST_CASE("an analysis that did not reach the end is not reported as complete") {
@@ -141,5 +145,7 @@ TEST_CASE("times are stored as printed, with the clock they were printed in") {
   db->mark_complete(b);
   // 2025-05-08 09:56:18.522534 read as UTC
   CHECK(count(db->handle(), "SELECT raw_civil_ns FROM events") == 1746698178522534000LL);
-  CHECK(count(db->handle(), "SELECT count(*) FROM events WHERE clock='host_local' AND time_quality='unknown'") == 1);
+  CHECK(count(db->handle(),
+              "SELECT count(*) FROM events WHERE clock='host_local' AND time_quality='unknown'") ==
+        1);
 }

@@ -1,13 +1,13 @@
 // Helpers shared by the tag tests.
 #pragma once
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "faultline/core/rules.hpp"
 #include "faultline/tag/tag.hpp"

@@ -1,8 +1,7 @@
 // Hyperscan engine: hits on real lines, kinds, per-line dedupe, line-spanning matches, captures,
 // compile errors, cache round trip, scanners for other threads.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <thread>
 
@@ -70,13 +69,13 @@ TEST_CASE("engine hits real lines and captures their values") {
 TEST_CASE("kind filtering keeps only signatures that apply to the member kind") {
   auto e = build(tagtest::test_rules());
   // plog: svm.map_va_not_fixed (lists plog), svm.not_support_svm_mem (no kinds), hccl (plog).
-  CHECK(ids(scan_all(*e, kChunk, "plog")) ==
-        std::vector<std::string>{"svm.not_support_svm_mem", "svm.map_va_not_fixed",
-                                 "hccl.comm_init_failed"});
+  CHECK(ids(scan_all(*e, kChunk, "plog")) == std::vector<std::string>{"svm.not_support_svm_mem",
+                                                                      "svm.map_va_not_fixed",
+                                                                      "hccl.comm_init_failed"});
   // syslog: the heartbeat signature applies, hccl does not.
-  CHECK(ids(scan_all(*e, kChunk, "syslog")) ==
-        std::vector<std::string>{"svm.not_support_svm_mem", "svm.map_va_not_fixed",
-                                 "driver.heartbeat_lost"});
+  CHECK(ids(scan_all(*e, kChunk, "syslog")) == std::vector<std::string>{"svm.not_support_svm_mem",
+                                                                        "svm.map_va_not_fixed",
+                                                                        "driver.heartbeat_lost"});
   // A kind no signature names: only the kind-less ones.
   CHECK(ids(scan_all(*e, kChunk, "npu_smi_info")) ==
         std::vector<std::string>{"svm.not_support_svm_mem"});
@@ -122,7 +121,8 @@ TEST_CASE("a match spanning two lines is not a hit") {
 TEST_CASE("caseless flag applies to Hyperscan and to the capture pattern") {
   auto e = build(tagtest::test_rules());
   const std::string line =
-      "[ 1197.584409] [ascend] [ERROR] [DRV_SOFT_FAULT] [heart_beat_judge 318] <kworker/5:1H:39365> "
+      "[ 1197.584409] [ascend] [ERROR] [DRV_SOFT_FAULT] [heart_beat_judge 318] "
+      "<kworker/5:1H:39365> "
       "HEARTBEAT LOST! (device=3; old_count=1104)";
   const auto found = scan_all(*e, line, "dmesg");
   REQUIRE(ids(found) == std::vector<std::string>{"driver.heartbeat_lost"});

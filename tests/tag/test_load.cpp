@@ -1,7 +1,6 @@
 // Signature pack loader: schema validation, error locations, override rule.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "tag_test_util.hpp"
 
@@ -66,16 +65,16 @@ TEST_CASE("loader reads the test packs completely") {
   CHECK(s.capture_line == 11);
   REQUIRE(s.match.size() == 2);
   CHECK(s.match[0].check_captures);
-  CHECK(s.match[0].captures ==
-        std::vector<std::pair<std::string, std::string>>{{"vm_end", "0x200000000000"},
-                                                          {"vm_start", "0x100000000000"}});
+  CHECK(s.match[0].captures == std::vector<std::pair<std::string, std::string>>{
+                                   {"vm_end", "0x200000000000"}, {"vm_start", "0x100000000000"}});
   CHECK(s.no_match.size() == 1);
   const auto& d = *std::find_if(rs.signatures.begin(), rs.signatures.end(),
                                 [](const auto& x) { return x.id == "driver.heartbeat_lost"; });
   CHECK(d.caseless);
   CHECK(d.severity == faultline::Severity::critical);
-  const auto& old = *std::find_if(rs.signatures.begin(), rs.signatures.end(),
-                                  [](const auto& x) { return x.id == "driver.old_heartbeat_text"; });
+  const auto& old = *std::find_if(rs.signatures.begin(), rs.signatures.end(), [](const auto& x) {
+    return x.id == "driver.old_heartbeat_text";
+  });
   CHECK_FALSE(old.active());
 }
 
@@ -109,15 +108,15 @@ TEST_CASE("duplicate id within one file is an error naming both places") {
 }
 
 TEST_CASE("duplicate id in two files of one root is an error; a later root overrides") {
-  const std::string sub = replace(kGood, "title: SVM mapping of the 8 TB window not fixed",
-                                  "title: local override");
-  const auto same_root = load_signatures(
-      {{"signatures/svm.yaml", kGood}, {"signatures/site/svm.yaml", sub}});
+  const std::string sub =
+      replace(kGood, "title: SVM mapping of the 8 TB window not fixed", "title: local override");
+  const auto same_root =
+      load_signatures({{"signatures/svm.yaml", kGood}, {"signatures/site/svm.yaml", sub}});
   CHECK(same_root.signatures.size() == 1);
   CHECK(any_error_has(same_root, {"signatures/site/svm.yaml:3", "duplicate id"}));
 
-  const auto layered = load_signature_roots({{{"signatures/svm.yaml", kGood}},
-                                             {{"signatures/site/svm.yaml", sub}}});
+  const auto layered =
+      load_signature_roots({{{"signatures/svm.yaml", kGood}}, {{"signatures/site/svm.yaml", sub}}});
   INFO(dump(layered));
   CHECK(layered.errors.empty());
   REQUIRE(layered.signatures.size() == 1);
@@ -130,14 +129,15 @@ TEST_CASE("duplicate id in two files of one root is an error; a later root overr
 
 TEST_CASE("schema violations are reported with the rule id") {
   SECTION("unknown severity") {
-    const auto rs =
-        load_signatures({{"signatures/svm.yaml", replace(kGood, "severity: error", "severity: fatal")}});
+    const auto rs = load_signatures(
+        {{"signatures/svm.yaml", replace(kGood, "severity: error", "severity: fatal")}});
     CHECK(any_error_has(rs, {"signatures/svm.yaml:6: svm.map_va_not_fixed: bad severity"}));
     CHECK(rs.signatures.empty());
   }
   SECTION("unknown status") {
-    const auto rs = load_signatures(
-        {{"signatures/svm.yaml", replace(kGood, "severity: error", "severity: error\n    status: beta")}});
+    const auto rs =
+        load_signatures({{"signatures/svm.yaml",
+                          replace(kGood, "severity: error", "severity: error\n    status: beta")}});
     CHECK(any_error_has(rs, {"svm.map_va_not_fixed: bad status"}));
   }
   SECTION("no patterns") {
@@ -146,23 +146,26 @@ TEST_CASE("schema violations are reported with the rule id") {
     CHECK(any_error_has(rs, {"svm.map_va_not_fixed", "`patterns` must be a non-empty list"}));
   }
   SECTION("no no_match example") {
-    const auto rs = load_signatures({{"signatures/svm.yaml",
-                                      replace(kGood,
-                                              "      no_match:\n        - 'Svm map va success, "
-                                              "vm_start=0x100000000000, vm_end=0x180000000000'\n",
-                                              "")}});
+    const auto rs = load_signatures(
+        {{"signatures/svm.yaml", replace(kGood,
+                                         "      no_match:\n        - 'Svm map va success, "
+                                         "vm_start=0x100000000000, vm_end=0x180000000000'\n",
+                                         "")}});
     CHECK(any_error_has(rs, {"svm.map_va_not_fixed", "no_match"}));
   }
   SECTION("unknown flag") {
-    const auto rs = load_signatures(
-        {{"signatures/svm.yaml", replace(kGood, "severity: error", "severity: error\n    flags: [dotall]")}});
+    const auto rs =
+        load_signatures({{"signatures/svm.yaml", replace(kGood, "severity: error",
+                                                         "severity: error\n    flags: [dotall]")}});
     CHECK(any_error_has(rs, {"svm.map_va_not_fixed: unknown flag `dotall`"}));
   }
   SECTION("expected captures without a capture pattern") {
     const auto rs = load_signatures(
         {{"signatures/svm.yaml",
-          replace(kGood, "        - 'Svm map va not fixed, vm_start=0x100000000000, vm_end=0x200000000000'",
-                  "        - line: 'Svm map va not fixed'\n          captures: {vm_end: '0x1'}")}});
+          replace(
+              kGood,
+              "        - 'Svm map va not fixed, vm_start=0x100000000000, vm_end=0x200000000000'",
+              "        - line: 'Svm map va not fixed'\n          captures: {vm_end: '0x1'}")}});
     CHECK(any_error_has(rs, {"svm.map_va_not_fixed", "no `capture`"}));
   }
   SECTION("unknown kind and unknown key only warn") {
@@ -182,9 +185,10 @@ TEST_CASE("schema violations are reported with the rule id") {
 }
 
 TEST_CASE("YAML syntax error names the file and line; other files still load") {
-  const auto rs = load_signatures(
-      {{"signatures/hccl.yaml", "family: hccl\nsignatures:\n  - id: hccl.x\n    title: [unclosed\n"},
-       {"signatures/svm.yaml", kGood}});
+  const auto rs =
+      load_signatures({{"signatures/hccl.yaml",
+                        "family: hccl\nsignatures:\n  - id: hccl.x\n    title: [unclosed\n"},
+                       {"signatures/svm.yaml", kGood}});
   INFO(dump(rs));
   REQUIRE(rs.errors.size() == 1);
   CHECK(rs.errors[0].rfind("signatures/hccl.yaml:", 0) == 0);

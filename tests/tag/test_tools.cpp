@@ -1,7 +1,6 @@
 // rules test / lint / list / import-faultdiag, and the catalog in rules/signatures.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "tag_test_util.hpp"
 
@@ -54,7 +53,7 @@ TEST_CASE("run_examples passes on the test packs") {
 TEST_CASE("run_examples reports each kind of failure with file:line and id") {
   RuleSet rs = tagtest::test_rules();
   auto& svm = sig(rs, "svm.map_va_not_fixed");
-  svm.match[0].captures[0].second = "0x180000000000";             // wrong expected vm_end
+  svm.match[0].captures[0].second = "0x180000000000";               // wrong expected vm_end
   svm.no_match[0] = "Svm map va not fixed (copied into no_match)";  // matches
   auto& hccl = sig(rs, "hccl.comm_init_failed");
   hccl.match[0].line = "RuntimeError: Communicator of group x inited: ok";  // does not match
@@ -77,7 +76,7 @@ TEST_CASE("lint is clean on the test packs and finds broken patterns") {
   CHECK(std::none_of(clean.begin(), clean.end(),
                      [](const Problem& p) { return p.level == Problem::Level::error; }));
 
-  sig(rs, "svm.not_support_svm_mem").patterns.push_back("(Not support)?");     // empty match
+  sig(rs, "svm.not_support_svm_mem").patterns.push_back("(Not support)?");  // empty match
   sig(rs, "svm.not_support_svm_mem").pattern_lines.push_back(99);
   sig(rs, "hccl.heartbeat_abnormal").patterns[1] = "\\[TaskExecStage\\]\\[Timeout\\]";  // unused
   sig(rs, "hccl.comm_init_failed").kinds.push_back("gpu_log");
@@ -152,7 +151,8 @@ TEST_CASE("import_faultdiag turns a knowledge base into a pack that passes its o
   CHECK(hccl029.kinds == std::vector<std::string>{"plog"});
   CHECK(hccl029.status == "experimental");
   auto& pcie = sig(copy, "faultdiag.aisw_cann_drv_pcie_018");
-  CHECK(pcie.patterns == std::vector<std::string>{"devdrv_sync_non_trans_msg_send.*Device is abnormal"});
+  CHECK(pcie.patterns ==
+        std::vector<std::string>{"devdrv_sync_non_trans_msg_send.*Device is abnormal"});
   CHECK(pcie.kinds == std::vector<std::string>{"device_os_log", "device_syslog"});
   // rule dst_code edges inside the pack become causes; unknown codes are dropped with a note.
   CHECK(pcie.causes == std::vector<std::string>{"faultdiag.aisw_cann_hccl_029"});
@@ -184,12 +184,13 @@ TEST_CASE("import_faultdiag turns a knowledge base into a pack that passes its o
   // attr_regex becomes the capture pattern.
   const auto caps = e->captures(static_cast<uint32_t>(e->find("faultdiag.comp_network_custom_11")),
                                 "port 3 link down, rf_lf 2, pcs_err_cnt 117, state 5");
-  CHECK(caps == std::vector<std::pair<std::string, std::string>>{{"pcs_err_cnt", "117"},
-                                                                 {"rf_lf", "2"}});
+  CHECK(caps ==
+        std::vector<std::pair<std::string, std::string>>{{"pcs_err_cnt", "117"}, {"rf_lf", "2"}});
 }
 
 TEST_CASE("import_faultdiag rejects malformed input") {
-  CHECK_THROWS_AS(faultline::tag::import_faultdiag("{not json", "faultdiag"), std::invalid_argument);
+  CHECK_THROWS_AS(faultline::tag::import_faultdiag("{not json", "faultdiag"),
+                  std::invalid_argument);
   CHECK_THROWS_AS(faultline::tag::import_faultdiag("{\"other\": {}}", "faultdiag"),
                   std::invalid_argument);
   CHECK_THROWS_AS(faultline::tag::import_faultdiag("{\"knowledge-repository\": {}}", "Fault-Diag"),
@@ -240,7 +241,9 @@ TEST_CASE("lint checks kinds against the classifier's list when given one") {
                           "unknown kind"));
   const std::vector<std::string> only = {"plog", "dmesg"};
   const auto ps = faultline::tag::lint(rs, only);
-  CHECK(has_problem(ps, Problem::Level::error, "hccl.comm_init_failed", "unknown kind `train_log`"));
-  CHECK(has_problem(ps, Problem::Level::error, "hccl.comm_init_failed", "unknown kind `proc_limits`"));
+  CHECK(
+      has_problem(ps, Problem::Level::error, "hccl.comm_init_failed", "unknown kind `train_log`"));
+  CHECK(has_problem(ps, Problem::Level::error, "hccl.comm_init_failed",
+                    "unknown kind `proc_limits`"));
   CHECK_FALSE(has_problem(ps, Problem::Level::error, "svm.not_support_svm_mem", "unknown kind"));
 }

@@ -5,15 +5,24 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
+#include "composite.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
@@ -23,7 +32,8 @@
 #include "faultline/parse/clock.hpp"
 #include "faultline/parse/parser.hpp"
 #include "faultline/tag/tag.hpp"
-#include "composite.hpp"
+#include "prepared.hpp"
+#include "rule_cache.hpp"
 #include "stats.hpp"
 
 namespace faultline::app {
@@ -37,7 +47,9 @@ constexpr size_t kMaxAnchorsPerRoot = 8000;
 // Streaming zstd compression of a member's text (for --keep-raw), bounded by the compressed size.
 class Compressor {
  public:
-  Compressor() : cctx_(ZSTD_createCCtx()) { ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1); }
+  Compressor() : cctx_(ZSTD_createCCtx()) {
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1);
+  }
   ~Compressor() { ZSTD_freeCCtx(cctx_); }
   Compressor(const Compressor&) = delete;
   Compressor& operator=(const Compressor&) = delete;
@@ -59,6 +71,178 @@ class Compressor {
   std::string out_;
 };
 
+// Times the reads of a member (decompression for archives).
+class TimedReader final : public ingest::MemberReader {
+ public:
+  TimedReader(ingest::MemberReader& r, double& acc) : r_(r), acc_(acc) {}
+  size_t read(char* buf, size_t n) override {
+    ScopeTimer t(acc_);
+    return r_.read(buf, n);
+  }
+  [[nodiscard]] bool truncated() const override { return r_.truncated(); }
+
+ private:
+  ingest::MemberReader& r_;
+  double& acc_;
+};
+
+// Work handed from the reading thread (walk, decompression, line chunks, sha256, classification,
+// Hyperscan) to the writing thread (parsers, pending hits, SQLite rows), run in order. The
+// SQLite connection is used by the writing thread only while the walk runs. Bounded: at most
+// kMaxInFlight bytes of chunk copies wait; small tasks go in batches so that a bundle of many
+// tiny files does not pay a lock per file. Threads off: every task runs at once, on the caller.
+class Handoff {
+ public:
+  using Task = std::function<void()>;
+  static constexpr size_t kMaxInFlight = 8U << 20;
+  static constexpr size_t kBatchBytes = 256U << 10;
+  static constexpr size_t kBatchTasks = 64;
+
+  Handoff(bool threaded, Stats& stats) : stats_(stats) {
+    if (threaded) worker_ = std::thread([this] { run(); });
+  }
+  ~Handoff() { abort(); }
+  Handoff(const Handoff&) = delete;
+  Handoff& operator=(const Handoff&) = delete;
+
+  [[nodiscard]] bool threaded() const { return worker_.joinable(); }
+
+  // Reading thread. Rethrows the first error of a task on the writing thread.
+  void push(Task t, size_t bytes) {
+    if (!threaded()) {
+      t();
+      return;
+    }
+    batch_.push_back(std::move(t));
+    batch_bytes_ += bytes;
+    if (batch_bytes_ >= kBatchBytes || batch_.size() >= kBatchTasks) flush();
+  }
+
+  // Reading thread, after the walk: runs what is left and waits for it. Rethrows.
+  void finish() {
+    if (!threaded()) return;
+    flush();
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_work_.notify_one();
+    worker_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // Chunk buffers are reused: no page faults for a fresh 1 MiB buffer per chunk.
+  std::string buffer() {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (pool_.empty()) return {};
+    std::string b = std::move(pool_.back());
+    pool_.pop_back();
+    return b;
+  }
+  void recycle(std::string b) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (pool_.size() < 16) {
+      b.clear();
+      pool_.push_back(std::move(b));
+    }
+  }
+
+  // On an error of the reading thread: drop what waits and end the writing thread (before the
+  // objects its tasks use are destroyed).
+  void abort() {
+    if (!threaded()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_work_.notify_one();
+    worker_.join();
+  }
+
+ private:
+  struct Batch {
+    std::vector<Task> tasks;
+    size_t bytes = 0;
+  };
+
+  void flush() {
+    if (batch_.empty()) return;
+    Batch b{std::move(batch_), batch_bytes_};
+    batch_.clear();
+    batch_bytes_ = 0;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (in_flight_ + b.bytes > kMaxInFlight && in_flight_ > 0 && !error_) {
+        const auto t0 = std::chrono::steady_clock::now();
+        cv_space_.wait(lock, [&] {
+          return in_flight_ + b.bytes <= kMaxInFlight || in_flight_ == 0 || error_;
+        });
+        stats_.reader_wait_s +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      if (error_) {
+        const std::exception_ptr e = error_;
+        lock.unlock();
+        throw_error(e);
+      }
+      in_flight_ += b.bytes;
+      queue_.push_back(std::move(b));
+    }
+    cv_work_.notify_one();
+  }
+
+  [[noreturn]] static void throw_error(const std::exception_ptr& e) { std::rethrow_exception(e); }
+
+  void run() {
+    while (true) {
+      Batch b;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (queue_.empty() && !done_ && !stop_) {
+          const auto t0 = std::chrono::steady_clock::now();
+          cv_work_.wait(lock, [&] { return !queue_.empty() || done_ || stop_; });
+          stats_.writer_wait_s +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+        if (stop_ || (queue_.empty() && done_)) break;
+        b = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (!error_) {
+        try {
+          for (auto& t : b.tasks) {
+            if (stop_) break;
+            t();
+          }
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu_);
+          error_ = std::current_exception();
+        }
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        in_flight_ -= b.bytes;
+      }
+      cv_space_.notify_one();
+    }
+    stats_.writer_cpu_s = thread_cpu_seconds();
+  }
+
+  Stats& stats_;
+  std::thread worker_;
+  std::vector<Task> batch_;  // reading thread only
+  size_t batch_bytes_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_work_, cv_space_;
+  std::deque<Batch> queue_;
+  size_t in_flight_ = 0;
+  bool done_ = false;
+  std::atomic<bool> stop_{false};
+  std::exception_ptr error_;
+  std::mutex pool_mu_;
+  std::vector<std::string> pool_;
+};
+
 struct PendingHit {
   uint32_t sig;
   uint32_t line;
@@ -74,8 +258,8 @@ struct Anchor {
 };
 
 struct RootInfo {
-  classify::HostHint best;      // strongest name hint
-  std::vector<Anchor> anchors;  // bounded
+  classify::HostHint best;            // strongest name hint
+  std::vector<Anchor> anchors;        // bounded
   int64_t reference_naive = kNoTime;  // newest fully dated host-local/UTC time seen
 };
 
@@ -85,35 +269,60 @@ std::string captures_json(const std::vector<std::pair<std::string, std::string>>
   return j.dump();
 }
 
+// Runs on two threads when Options::pipeline_threads is set (see Handoff): member() and
+// warning() are called by the walk on the reading thread; everything that touches the database,
+// the parsers and roots_ runs in tasks on the writing thread. `cls` classifies members (reading
+// thread); `section_cls` gives the classifier of composite files' sections (writing thread; on
+// two threads a second one, built at the first composite file: a Classifier keeps PCRE2 match
+// data and must not be shared by two threads).
 class Pipeline final : public ingest::Visitor {
  public:
   Pipeline(store::Db& db, int64_t bundle, const Options& opts, const classify::Classifier& cls,
-           const tag::Engine* engine, Stats& stats)
-      : db_(db), bundle_(bundle), opts_(opts), cls_(cls), engine_(engine), stats_(stats) {}
+           std::function<const classify::Classifier&()> section_cls, const tag::Engine* engine,
+           Stats& stats, Handoff& handoff)
+      : db_(db),
+        bundle_(bundle),
+        opts_(opts),
+        cls_(cls),
+        section_cls_(std::move(section_cls)),
+        engine_(engine),
+        stats_(stats),
+        handoff_(handoff),
+        chunker_(opts.limits.max_line_bytes) {}
 
   void warning(const Warning& w) override {
-    db_.add_warning(bundle_, w);
-    ++warnings_;
+    handoff_.push([this, w] { write_warning(w); }, w.message.size());
   }
 
   void member(const ingest::MemberInfo& info, ingest::MemberReader& reader) override;
 
+  // After Handoff::finish().
   std::map<std::string, RootInfo>& roots() { return roots_; }
-  uint64_t warnings() const { return warnings_; }
 
  private:
   class Sink;
-  void flush_pending(Sink& sink, uint32_t before_line);
+  struct Member;  // state of one member on the writing thread
+  struct HitLine {
+    uint32_t sig, line;
+    uint64_t offset;
+    std::string text;
+  };
+  void write_warning(const Warning& w) { db_.add_warning(bundle_, w); }
+  void write_chunk(Member& m, std::string_view chunk, uint32_t first_line, uint64_t offset,
+                   const std::vector<HitLine>& hits);
 
   store::Db& db_;
   int64_t bundle_;
   const Options& opts_;
   const classify::Classifier& cls_;
+  std::function<const classify::Classifier&()> section_cls_;
   const tag::Engine* engine_;
   Stats& stats_;
-  std::map<std::string, RootInfo> roots_;
-  uint64_t warnings_ = 0;
-  uint64_t members_done_ = 0;
+  Handoff& handoff_;
+  // one for all members: its ~2 MiB buffer is allocated (and zeroed) once, not per member
+  ingest::LineChunker chunker_;            // reading thread
+  std::map<std::string, RootInfo> roots_;  // writing thread
+  uint64_t members_done_ = 0;              // reading thread
   uint64_t bytes_done_ = 0;
   std::chrono::steady_clock::time_point last_progress_{};
 };
@@ -133,7 +342,11 @@ class Pipeline::Sink final : public parse::Sink {
     auto lo = pending_.lower_bound(first);
     const bool hit = lo != pending_.end() && lo->first <= last;
     if (!(hit || e.keep || e.severity >= Severity::warning)) return;
-    const int64_t id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    int64_t id;
+    {
+      ScopeTimer t(p_.stats_.rows_s);
+      id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    }
     ++p_.stats_.events;
     while (lo != pending_.end() && lo->first <= last) {
       for (const auto& h : lo->second) attach(id, h);
@@ -142,6 +355,7 @@ class Pipeline::Sink final : public parse::Sink {
   }
 
   void fact(const Fact& f) override {
+    ScopeTimer t(p_.stats_.rows_s);
     p_.db_.add_fact(p_.bundle_, root_, f, member_);
     ++p_.stats_.facts;
   }
@@ -187,14 +401,20 @@ class Pipeline::Sink final : public parse::Sink {
     Severity sev = Severity::info;
     for (const auto& h : hits) sev = std::max(sev, p_.engine_->signatures()[h.sig].severity);
     e.severity = sev;
-    const int64_t id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    int64_t id;
+    {
+      ScopeTimer t(p_.stats_.rows_s);
+      id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    }
     ++p_.stats_.events;
     for (const auto& h : hits) attach(id, h);
   }
 
   void attach(int64_t event_id, const PendingHit& h) {
     const auto& sig = p_.engine_->signatures()[h.sig];
-    p_.db_.add_hit(p_.bundle_, event_id, sig.id, captures_json(p_.engine_->captures(h.sig, h.text)));
+    const std::string caps = captures_json(p_.engine_->captures(h.sig, h.text));
+    ScopeTimer t(p_.stats_.rows_s);
+    p_.db_.add_hit(p_.bundle_, event_id, sig.id, caps);
     ++p_.stats_.hits;
   }
 
@@ -219,149 +439,224 @@ class Pipeline::Sink final : public parse::Sink {
   uint32_t malformed_ = 0;
 };
 
-void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& reader) {
-  const auto t0 = std::chrono::steady_clock::now();
+struct Pipeline::Member {
   store::MemberRow row;
-  row.path = info.path;
-  const classify::HostHint path_hint = classify::host_from_path(info.path);
-  row.host = path_hint.root;
-  auto& root = roots_[path_hint.root];
-  if (path_hint.strength > root.best.strength) root.best = path_hint;
-
-  const int64_t member_id = db_.add_member(bundle_, row);
-  Sha256 sha;
+  int64_t id = 0;
+  std::string root;
   std::unique_ptr<parse::Parser> parser;
   std::unique_ptr<Sink> sink;
-  std::string whole;           // small members kept whole
+  std::string whole;  // small members kept whole
   bool whole_ok = true;
   std::unique_ptr<Compressor> comp;
-  if (opts_.keep_raw) comp = std::make_unique<Compressor>();
-  bool classified = false;
+};
 
-  ingest::LineChunker chunker(opts_.limits.max_line_bytes);
-  const auto st = chunker.run(reader, [&](std::string_view chunk, uint32_t first_line,
+void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_line, uint64_t offset,
+                           const std::vector<HitLine>& hits) {
+  if (m.whole_ok) {
+    if (m.whole.size() + chunk.size() <= opts_.small_member_bytes) {
+      m.whole.append(chunk);
+    } else {
+      m.whole_ok = false;
+      m.whole.clear();
+      m.whole.shrink_to_fit();
+    }
+  }
+  if (m.comp) {
+    ScopeTimer t(stats_.raw_s);
+    m.comp->add(chunk, false);
+  }
+  const auto tp = std::chrono::steady_clock::now();
+  const double rows0 = stats_.rows_s;
+  for (const auto& h : hits) m.sink->hit(h.sig, h.line, h.offset, h.text);
+  if (m.parser) {
+    size_t pos = 0;
+    uint32_t line_no = first_line;
+    while (pos < chunk.size()) {
+      const size_t nl = chunk.find('\n', pos);
+      const size_t end = nl == std::string_view::npos ? chunk.size() : nl;
+      std::string_view line = chunk.substr(pos, end - pos);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      m.parser->line(line, parse::LineCtx{line_no, offset + pos}, *m.sink);
+      pos = end + 1;
+      ++line_no;
+    }
+    m.sink->flush_if_large();
+  } else {
+    m.sink->flush_all();  // no parser will claim these lines
+  }
+  stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count() -
+                    (stats_.rows_s - rows0);
+}
+
+void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& reader) {
+  // reading thread: decompression, line chunks, sha256, classification, Hyperscan
+  const classify::HostHint path_hint = classify::host_from_path(info.path);
+  auto m = std::make_shared<Member>();
+  m->row.path = info.path;
+  m->row.host = path_hint.root;
+  m->root = path_hint.root;
+  if (opts_.keep_raw) m->comp = std::make_unique<Compressor>();
+  handoff_.push(
+      [this, m, path_hint] {
+        auto& root = roots_[path_hint.root];
+        if (path_hint.strength > root.best.strength) root.best = path_hint;
+        ScopeTimer t(stats_.rows_s);
+        m->id = db_.add_member(bundle_, m->row);
+      },
+      info.path.size());
+
+  Sha256 sha;
+  std::string kind;
+  bool classified = false;
+  TimedReader timed(reader, stats_.read_s);
+  const auto st = chunker_.run(timed, [&](std::string_view chunk, uint32_t first_line,
                                           uint64_t offset) {
-    sha.update(chunk);
+    {
+      ScopeTimer t(stats_.sha_s);
+      sha.update(chunk);
+    }
     if (!classified) {
       classified = true;
-      std::string_view head = chunk.substr(0, kHeadBytes);
+      const std::string_view head = chunk.substr(0, kHeadBytes);
       const auto c = cls_.classify(info.path, head);
-      row.kind = c.kind;
-      row.kind_reason = c.reason;
+      kind = c.kind;
+      ++stats_.kinds[kind];
       // the name of a compressed single file (syslog.2.gz) is classified by its inner name
-      const auto hint = classify::host_from_content(row.kind, info.path, head);
-      if (hint.strength > root.best.strength) root.best = hint;
-      if (row.kind == "composite")
-        parser = std::make_unique<CompositeParser>(cls_, info.path);
-      else
-        parser = parse::make_parser(row.kind, info.path);
-      sink = std::make_unique<Sink>(*this, member_id, path_hint.root, row.kind);
-      ++stats_.kinds[row.kind];
+      const classify::HostHint hint = classify::host_from_content(kind, info.path, head);
+      handoff_.push(
+          [this, m, c, hint, path = info.path] {
+            m->row.kind = c.kind;
+            m->row.kind_reason = c.reason;
+            auto& root = roots_[m->root];
+            if (hint.strength > root.best.strength) root.best = hint;
+            if (m->row.kind == "composite")
+              m->parser = std::make_unique<CompositeParser>(section_cls_(), path);
+            else
+              m->parser = parse::make_parser(m->row.kind, path);
+            m->sink = std::make_unique<Sink>(*this, m->id, m->root, m->row.kind);
+          },
+          0);
     }
-    if (whole_ok) {
-      if (whole.size() + chunk.size() <= opts_.small_member_bytes)
-        whole.append(chunk);
-      else {
-        whole_ok = false;
-        whole.clear();
-        whole.shrink_to_fit();
-      }
-    }
-    if (comp) comp->add(chunk, false);
-    const auto ts = std::chrono::steady_clock::now();
-    if (engine_ != nullptr && row.kind != "binary") {
-      const uint32_t fl = first_line;
-      // map hit end offsets to lines: walk the chunk's line starts once, in order
-      std::vector<tag::Hit> hits;
-      // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
-      const std::string_view scan_kind = row.kind == "text" ? std::string_view() : std::string_view(row.kind);
-      engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { hits.push_back(h); });
-      if (!hits.empty()) {
-        std::sort(hits.begin(), hits.end(),
-                  [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
-        size_t line_start = 0;
-        uint32_t line_no = fl;
-        size_t hi = 0;
-        while (hi < hits.size() && line_start < chunk.size()) {
-          size_t nl = chunk.find('\n', line_start);
-          const size_t line_end = nl == std::string_view::npos ? chunk.size() : nl;
-          while (hi < hits.size() && hits[hi].end <= line_end + 1) {
-            std::string_view line = chunk.substr(line_start, line_end - line_start);
-            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-            sink->hit(hits[hi].signature, line_no, offset + line_start, line);
-            ++hi;
+    std::vector<HitLine> hits;
+    {
+      ScopeTimer t(stats_.tag_s);
+      if (engine_ != nullptr && kind != "binary") {
+        // map hit end offsets to lines: walk the chunk's line starts once, in order
+        std::vector<tag::Hit> raw;
+        // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
+        const std::string_view scan_kind =
+            kind == "text" ? std::string_view() : std::string_view(kind);
+        engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { raw.push_back(h); });
+        if (!raw.empty()) {
+          std::sort(raw.begin(), raw.end(),
+                    [](const tag::Hit& a, const tag::Hit& b) { return a.end < b.end; });
+          size_t line_start = 0;
+          uint32_t line_no = first_line;
+          size_t hi = 0;
+          while (hi < raw.size() && line_start < chunk.size()) {
+            const size_t nl = chunk.find('\n', line_start);
+            const size_t line_end = nl == std::string_view::npos ? chunk.size() : nl;
+            while (hi < raw.size() && raw[hi].end <= line_end + 1) {
+              std::string_view line = chunk.substr(line_start, line_end - line_start);
+              if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+              hits.push_back(
+                  HitLine{raw[hi].signature, line_no, offset + line_start, std::string(line)});
+              ++hi;
+            }
+            line_start = line_end + 1;
+            ++line_no;
           }
-          line_start = line_end + 1;
-          ++line_no;
         }
       }
     }
-    const auto tp = std::chrono::steady_clock::now();
-    stats_.tag_s += std::chrono::duration<double>(tp - ts).count();
-    if (parser) {
-      size_t pos = 0;
-      uint32_t line_no = first_line;
-      while (pos < chunk.size()) {
-        const size_t nl = chunk.find('\n', pos);
-        const size_t end = nl == std::string_view::npos ? chunk.size() : nl;
-        std::string_view line = chunk.substr(pos, end - pos);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        parser->line(line, parse::LineCtx{line_no, offset + pos}, *sink);
-        pos = end + 1;
-        ++line_no;
-      }
-      sink->flush_if_large();
-    } else if (sink) {
-      sink->flush_all();  // no parser will claim these lines
+    if (!handoff_.threaded()) {
+      write_chunk(*m, chunk, first_line, offset, hits);
+      return true;
     }
-    stats_.parse_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
+    std::string copy = handoff_.buffer();
+    copy.assign(chunk.data(), chunk.size());
+    const size_t n = copy.size();
+    handoff_.push(
+        [this, m, copy = std::move(copy), first_line, offset, hits = std::move(hits)]() mutable {
+          write_chunk(*m, copy, first_line, offset, hits);
+          handoff_.recycle(std::move(copy));
+        },
+        n);
     return true;
   });
 
+  std::optional<classify::Classification> empty;
   if (!classified) {
-    // empty member
-    const auto c = cls_.classify(info.path, {});
-    row.kind = c.kind;
-    row.kind_reason = c.reason;
-    ++stats_.kinds[row.kind];
+    empty = cls_.classify(info.path, {});  // empty member
+    ++stats_.kinds[empty->kind];
   }
-  if (parser && sink) parser->finish(*sink);
-  if (sink) sink->flush_all();
-
-  row.size = st.bytes;
-  row.sha256 = sha.hex();
-  row.lines = st.lines;
-  row.long_lines = st.long_lines;
-  row.truncated = reader.truncated();
-  if (st.binary && row.kind != "environ" && row.kind != "proc_cmdline") row.kind = "binary";
-  if (sink) {
-    row.parsed_lines = sink->parsed();
-    row.malformed_lines = sink->malformed();
-  }
-  if (whole_ok && row.kind != "binary" && st.bytes > 0) {
-    db_.add_member_text(member_id, whole, "plain");  // small members: whole, even with --keep-raw
-    row.text_stored = "whole";
-  } else if (comp) {
-    comp->add({}, true);
-    db_.add_member_text(member_id, comp->take(), "zstd");
-    row.text_stored = "zstd";
-  }
-  if (st.long_lines > 0)
-    warning(Warning{info.path, std::to_string(st.long_lines) + " line(s) longer than " +
-                                   std::to_string(opts_.limits.max_line_bytes) +
-                                   " bytes were cut at that length"});
-  db_.update_member(member_id, row);
-  ++stats_.members;
-  stats_.bytes += st.bytes;
-  stats_.lines += st.lines;
+  const std::string digest = sha.hex();
+  const bool truncated = reader.truncated();
+  handoff_.push(
+      [this, m, st, digest, truncated, empty, path = info.path] {
+        store::MemberRow& row = m->row;
+        if (empty) {
+          row.kind = empty->kind;
+          row.kind_reason = empty->reason;
+        }
+        {
+          const auto tf = std::chrono::steady_clock::now();
+          const double rows0 = stats_.rows_s;
+          if (m->parser && m->sink) m->parser->finish(*m->sink);
+          if (m->sink) m->sink->flush_all();
+          stats_.parse_s +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - tf).count() -
+              (stats_.rows_s - rows0);
+        }
+        row.size = st.bytes;
+        row.sha256 = digest;
+        row.lines = st.lines;
+        row.long_lines = st.long_lines;
+        row.truncated = truncated;
+        if (st.binary && row.kind != "environ" && row.kind != "proc_cmdline") row.kind = "binary";
+        if (m->sink) {
+          row.parsed_lines = m->sink->parsed();
+          row.malformed_lines = m->sink->malformed();
+        }
+        if (m->whole_ok && row.kind != "binary" && st.bytes > 0) {
+          ScopeTimer t(stats_.rows_s);
+          db_.add_member_text(m->id, m->whole,
+                              "plain");  // small members: whole, even with --keep-raw
+          row.text_stored = "whole";
+        } else if (m->comp) {
+          std::string z;
+          {
+            ScopeTimer t(stats_.raw_s);
+            m->comp->add({}, true);
+            z = m->comp->take();
+          }
+          stats_.raw_bytes += z.size();
+          ScopeTimer t(stats_.rows_s);
+          db_.add_member_text(m->id, z, "zstd");
+          row.text_stored = "zstd";
+        }
+        if (st.long_lines > 0)
+          write_warning(Warning{path, std::to_string(st.long_lines) + " line(s) longer than " +
+                                          std::to_string(opts_.limits.max_line_bytes) +
+                                          " bytes were cut at that length"});
+        {
+          ScopeTimer t(stats_.rows_s);
+          db_.update_member(m->id, row);
+        }
+        ++stats_.members;
+        stats_.bytes += st.bytes;
+        stats_.lines += st.lines;
+        // the member's state (parser, text) is released with the last task that holds it
+      },
+      64);
   ++members_done_;
   bytes_done_ += st.bytes;
-  stats_.member_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (opts_.progress) {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_progress_ > std::chrono::milliseconds(250)) {
       last_progress_ = now;
-      std::fprintf(stderr, "\rfaultline: %llu files, %.1f MB read", static_cast<unsigned long long>(members_done_),
+      std::fprintf(stderr, "\rfaultline: %llu files, %.1f MB read",
+                   static_cast<unsigned long long>(members_done_),
                    static_cast<double>(bytes_done_) / 1e6);
       std::fflush(stderr);
     }
@@ -418,7 +713,8 @@ void apply_manifests(store::Db& db, int64_t bundle) {
   }
   sqlite3_finalize(s);
   if (fixes.empty()) return;
-  db.begin();
+  const bool own_tx = sqlite3_get_autocommit(h) != 0;  // else: inside the bulk load's transaction
+  if (own_tx) db.begin();
   sqlite3_prepare_v2(h,
                      "UPDATE facts SET name = 'fs.' || ?1 || '/' || substr(name, 4) "
                      "WHERE bundle_id=?2 AND name LIKE 'fs.%' AND substr(name, 4, 1) <> '/' AND "
@@ -432,22 +728,98 @@ void apply_manifests(store::Db& db, int64_t bundle) {
     sqlite3_reset(s);
   }
   sqlite3_finalize(s);
-  db.commit();
+  if (own_tx) db.commit();
 }
+
+// The SQL functions of the event-time pass: fl_host(host) -> the host's name;
+// fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns) -> UTC ns or NULL;
+// fl_quality(id, ..., time_quality) -> quality. Rows of an unknown root keep their old value.
+// Both time functions resolve a row once (cached by id), whatever order SQLite calls them in.
+struct EventTimes {
+  std::map<std::string, std::pair<std::string, clock::ClockModel>, std::less<>>
+      roots;  // root -> (name, model)
+  int64_t id = 0;
+  bool have = false;
+  bool known = false;
+  clock::Resolved r;
+
+  const std::pair<std::string, clock::ClockModel>* root_of(sqlite3_value* v) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+    const std::string_view host =
+        p ? std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v))) : std::string_view();
+    const auto it = roots.find(host);
+    return it == roots.end() ? nullptr : &it->second;
+  }
+  // resolves row argv (id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, old)
+  void resolve_row(sqlite3_value** argv) {
+    const int64_t row = sqlite3_value_int64(argv[0]);
+    if (have && row == id) return;
+    have = true;
+    id = row;
+    const auto* rt = root_of(argv[1]);
+    known = rt != nullptr;
+    if (!known) return;
+    RawTime t;
+    const auto* c = reinterpret_cast<const char*>(sqlite3_value_text(argv[2]));
+    t.clock = clock_from(c ? std::string_view(c, static_cast<size_t>(sqlite3_value_bytes(argv[2])))
+                           : std::string_view());
+    if (sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+      const Civil cv = ns_to_civil(sqlite3_value_int64(argv[3]));
+      t.year = sqlite3_value_int(argv[4]) != 0 ? cv.year : 0;
+      t.month = cv.month;
+      t.day = cv.day;
+      t.hour = cv.hour;
+      t.minute = cv.minute;
+      t.second = cv.second;
+      t.nanos = cv.nanos;
+    }
+    if (sqlite3_value_type(argv[5]) != SQLITE_NULL) t.uptime_ns = sqlite3_value_int64(argv[5]);
+    r = clock::resolve(rt->second, t);
+  }
+  static EventTimes& of(sqlite3_context* c) {
+    return *static_cast<EventTimes*>(sqlite3_user_data(c));
+  }
+  static void sql_host(sqlite3_context* c, int, sqlite3_value** argv) {
+    const auto* rt = of(c).root_of(argv[0]);
+    if (rt == nullptr) {
+      sqlite3_result_value(c, argv[0]);
+      return;
+    }
+    sqlite3_result_text(c, rt->first.data(), static_cast<int>(rt->first.size()), SQLITE_STATIC);
+  }
+  static void sql_time(sqlite3_context* c, int, sqlite3_value** argv) {
+    EventTimes& e = of(c);
+    e.resolve_row(argv);
+    if (!e.known)
+      sqlite3_result_value(c, argv[6]);
+    else if (e.r.ns == kNoTime)
+      sqlite3_result_null(c);
+    else
+      sqlite3_result_int64(c, e.r.ns);
+  }
+  static void sql_quality(sqlite3_context* c, int, sqlite3_value** argv) {
+    EventTimes& e = of(c);
+    e.resolve_row(argv);
+    if (!e.known) {
+      sqlite3_result_value(c, argv[6]);
+      return;
+    }
+    const auto q = to_string(e.r.quality);
+    sqlite3_result_text(c, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
+  }
+};
 
 // Gives every host its name and every event its UTC time.
 void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::string, RootInfo>& roots,
                               const std::string& bundle_name) {
   sqlite3* h = db.handle();
-  // host names
+  // host names. Roots that name no host (extra folders next to one node's collection, e.g.
+  // case/ beside faultline_<host>_<ts>/) belong to that node when the bundle names exactly one.
   std::map<std::string, std::string> names;
-  // Roots that name no host (extra folders next to one node's collection, e.g. case/ beside
-  // faultline_<host>_<ts>/) belong to that node when the bundle names exactly one.
   std::set<std::string> hinted;
   for (const auto& [root, info] : roots)
     if (!info.best.host.empty()) hinted.insert(info.best.host);
-  std::string only_host;
-  if (hinted.size() == 1) only_host = *hinted.begin();
+  const std::string only_host = hinted.size() == 1 ? *hinted.begin() : std::string();
   std::map<std::string, std::string> source_of;
   for (auto& [root, info] : roots) {
     std::string name = info.best.host;
@@ -457,8 +829,12 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       source = "joined";
     } else if (name.empty()) {
       // fall back to the bundle's name without extensions, then "host"
-      std::string n = root.empty() ? bundle_name : root.substr(root.find_last_of("/!") == std::string::npos ? 0 : root.find_last_of("/!") + 1);
-      for (const char* ext : {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
+      std::string n = root.empty() ? bundle_name
+                                   : root.substr(root.find_last_of("/!") == std::string::npos
+                                                     ? 0
+                                                     : root.find_last_of("/!") + 1);
+      for (const char* ext :
+           {".tar.gz", ".tar.zst", ".tar.xz", ".tgz", ".tar", ".zip", ".gz", ".zst"})
         if (n.size() > std::strlen(ext) && n.substr(n.size() - std::strlen(ext)) == ext) {
           n = n.substr(0, n.size() - std::strlen(ext));
           break;
@@ -470,10 +846,12 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     if (!source_of.count(name) || source != "joined") source_of[name] = source;
   }
   for (const auto& [name, source] : source_of) db.add_host(bundle, name, source);
-  db.begin();
+  const bool own_tx = sqlite3_get_autocommit(h) != 0;  // else: inside the bulk load's transaction
+  if (own_tx) db.begin();
   {
     sqlite3_stmt* s = nullptr;
-    for (const char* table : {"members", "events", "facts"}) {
+    // events get their host below, with their time, in one pass
+    for (const char* table : {"members", "facts"}) {
       const std::string sql =
           std::string("UPDATE ") + table + " SET host=?1 WHERE bundle_id=?2 AND host=?3";
       sqlite3_prepare_v2(h, sql.c_str(), -1, &s, nullptr);
@@ -488,6 +866,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     }
   }
   // clocks, per host (combining the roots of one host)
+  std::map<std::string, clock::ClockModel> models;  // by root
   std::map<std::string, std::vector<std::string>> roots_of;
   for (const auto& [root, name] : names) roots_of[name].push_back(root);
   for (const auto& host_entry : roots_of) {
@@ -496,20 +875,26 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     const std::vector<std::string>& host_roots = host_entry.second;
     clock::HostInputs in;
     sqlite3_stmt* s = nullptr;
-    sqlite3_prepare_v2(h, "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
-                          "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
-                       -1, &s, nullptr);
+    sqlite3_prepare_v2(
+        h,
+        "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
+        "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
+        -1, &s, nullptr);
     sqlite3_bind_int64(s, 1, bundle);
     sqlite3_bind_text(s, 2, name.c_str(), -1, SQLITE_TRANSIENT);
     while (sqlite3_step(s) == SQLITE_ROW) {
       const std::string n = col_text(s, 0), v = col_text(s, 1);
       if (n == "host.boot_time" && !in.boot_time_ns) {
-        if (auto secs = text::to_int<int64_t>(text::trim(v))) in.boot_time_ns = *secs * 1'000'000'000;
+        if (auto secs = text::to_int<int64_t>(text::trim(v));
+            secs && *secs >= 0 && *secs < 9'000'000'000LL)
+          in.boot_time_ns = *secs * 1'000'000'000;  // (range: no overflow on hostile values)
       } else if (n == "host.timezone" && !in.zone_offset_s) {
         // "+0800", "CST", "Asia/Shanghai (CST, +0800)"
         for (auto part : text::split_ws(v)) {
           std::string p(part);
-          p.erase(std::remove_if(p.begin(), p.end(), [](char c) { return c == '(' || c == ')' || c == ','; }), p.end());
+          p.erase(std::remove_if(p.begin(), p.end(),
+                                 [](char c) { return c == '(' || c == ')' || c == ','; }),
+                  p.end());
           if (auto z = parse_zone(p)) {
             in.zone_offset_s = *z;
             if (p[0] == '+' || p[0] == '-') break;
@@ -528,69 +913,86 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
         in.reference_ns = roots[root].reference_naive;
     // anchors: (wall, uptime) pairs and epoch payloads; year-less ones dated from the reference
     for (const auto& root : host_roots)
-    for (const Anchor& an : roots[root].anchors) {
-      if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
-      int year = an.t.year;
-      if (year == 0) {
-        if (!in.reference_ns) continue;
-        year = clock::infer_year(an.t, *in.reference_ns);
+      for (const Anchor& an : roots[root].anchors) {
+        if (an.t.year != 0 && an.t.year < 2000) continue;  // device clock not yet set
+        int year = an.t.year;
+        if (year == 0) {
+          if (!in.reference_ns) continue;
+          year = clock::infer_year(an.t, *in.reference_ns);
+        }
+        const int64_t wall = clock::naive_ns(an.t, year);
+        if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
+        if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
       }
-      const int64_t wall = clock::naive_ns(an.t, year);
-      if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
-      if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
-    }
     const clock::ClockModel model = clock::fit(in);
 
     sqlite3_stmt* ins = nullptr;
-    sqlite3_prepare_v2(h, "INSERT INTO clocks(bundle_id,host,clock,offset_ns,method,detail) VALUES(?,?,?,?,?,?)", -1, &ins, nullptr);
-    auto add_clock = [&](const char* c, std::optional<int64_t> off, const std::string& method, const std::string& detail) {
+    sqlite3_prepare_v2(
+        h, "INSERT INTO clocks(bundle_id,host,clock,offset_ns,method,detail) VALUES(?,?,?,?,?,?)",
+        -1, &ins, nullptr);
+    auto add_clock = [&](const char* c, std::optional<int64_t> off, const std::string& method,
+                         const std::string& detail) {
       sqlite3_bind_int64(ins, 1, bundle);
       sqlite3_bind_text(ins, 2, name.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(ins, 3, c, -1, SQLITE_STATIC);
-      if (off) sqlite3_bind_int64(ins, 4, *off); else sqlite3_bind_null(ins, 4);
+      if (off)
+        sqlite3_bind_int64(ins, 4, *off);
+      else
+        sqlite3_bind_null(ins, 4);
       sqlite3_bind_text(ins, 5, method.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(ins, 6, detail.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_step(ins);
       sqlite3_reset(ins);
     };
-    add_clock("host_local", model.host_local_offset_ns, model.host_local_method, std::string(to_string(model.host_local_quality)));
-    add_clock("uptime", model.boot_ns, model.boot_method.empty() ? "unknown" : model.boot_method, "boot time (UTC ns)");
+    add_clock("host_local", model.host_local_offset_ns, model.host_local_method,
+              std::string(to_string(model.host_local_quality)));
+    add_clock("uptime", model.boot_ns, model.boot_method.empty() ? "unknown" : model.boot_method,
+              "boot time (UTC ns)");
     add_clock("device_local", model.device_local_offset_ns, model.device_local_method, "");
     add_clock("device_syslog", model.device_syslog_offset_ns, model.device_syslog_method, "");
     sqlite3_finalize(ins);
-
-    sqlite3_stmt* sel = nullptr;
-    sqlite3_stmt* upd = nullptr;
-    sqlite3_prepare_v2(h, "SELECT id, clock, raw_civil_ns, raw_has_year, uptime_ns FROM events WHERE bundle_id=? AND host=?", -1, &sel, nullptr);
-    sqlite3_prepare_v2(h, "UPDATE events SET time_ns=?, time_quality=? WHERE id=?", -1, &upd, nullptr);
-    sqlite3_bind_int64(sel, 1, bundle);
-    sqlite3_bind_text(sel, 2, name.c_str(), -1, SQLITE_TRANSIENT);
-    while (sqlite3_step(sel) == SQLITE_ROW) {
-      RawTime t;
-      t.clock = clock_from(col_text(sel, 1));
-      if (sqlite3_column_type(sel, 2) != SQLITE_NULL) {
-        const Civil c = ns_to_civil(sqlite3_column_int64(sel, 2));
-        t.year = sqlite3_column_int(sel, 3) != 0 ? c.year : 0;
-        t.month = c.month;
-        t.day = c.day;
-        t.hour = c.hour;
-        t.minute = c.minute;
-        t.second = c.second;
-        t.nanos = c.nanos;
-      }
-      if (sqlite3_column_type(sel, 4) != SQLITE_NULL) t.uptime_ns = sqlite3_column_int64(sel, 4);
-      const auto r = clock::resolve(model, t);
-      if (r.ns == kNoTime) sqlite3_bind_null(upd, 1); else sqlite3_bind_int64(upd, 1, r.ns);
-      const auto q = to_string(r.quality);
-      sqlite3_bind_text(upd, 2, q.data(), static_cast<int>(q.size()), SQLITE_STATIC);
-      sqlite3_bind_int64(upd, 3, sqlite3_column_int64(sel, 0));
-      sqlite3_step(upd);
-      sqlite3_reset(upd);
-    }
-    sqlite3_finalize(sel);
-    sqlite3_finalize(upd);
+    for (const auto& root : host_roots) models.emplace(root, model);
   }
-  db.commit();
+  // Every event: its host's name (events were written with their root) and its UTC time, in one
+  // UPDATE statement over the bundle's events: the new values come from SQL functions
+  // (fl_host, fl_time, fl_quality) backed by the names and clock models above, so that no row
+  // is looked up twice. Events of a root not in this load are left as they are.
+  {
+    EventTimes ctx;
+    for (const auto& [root, name] : names) {
+      const auto m = models.find(root);
+      if (m != models.end()) ctx.roots.emplace(root, std::make_pair(name, m->second));
+    }
+    const int flags = SQLITE_UTF8;
+    sqlite3_create_function_v2(h, "fl_host", 1, flags, &ctx, &EventTimes::sql_host, nullptr,
+                               nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_time", 7, flags, &ctx, &EventTimes::sql_time, nullptr,
+                               nullptr, nullptr);
+    sqlite3_create_function_v2(h, "fl_quality", 7, flags, &ctx, &EventTimes::sql_quality, nullptr,
+                               nullptr, nullptr);
+    sqlite3_stmt* upd = nullptr;
+    const int rc = sqlite3_prepare_v2(
+        h,
+        "UPDATE events SET host=fl_host(host), "
+        "time_ns=fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns), "
+        "time_quality=fl_quality(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, "
+        "time_quality) "
+        "WHERE bundle_id=?",
+        -1, &upd, nullptr);
+    std::string err;
+    if (rc == SQLITE_OK) {
+      sqlite3_bind_int64(upd, 1, bundle);
+      if (sqlite3_step(upd) != SQLITE_DONE) err = sqlite3_errmsg(h);
+    } else {
+      err = sqlite3_errmsg(h);
+    }
+    sqlite3_finalize(upd);
+    for (const char* f : {"fl_host", "fl_time", "fl_quality"})
+      sqlite3_create_function_v2(h, f, f[3] == 'h' ? 1 : 7, flags, nullptr, nullptr, nullptr,
+                                 nullptr, nullptr);
+    if (!err.empty()) throw store::StoreError("setting event times: " + err);
+  }
+  if (own_tx) db.commit();
 }
 
 std::string options_json(const Options& o) {
@@ -627,12 +1029,80 @@ Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
 
 std::filesystem::path default_cache_dir() {
   if (const char* x = std::getenv("FAULTLINE_CACHE_DIR"); x && *x) return x;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "faultline";
-  if (const char* hm = std::getenv("HOME"); hm && *hm) return std::filesystem::path(hm) / ".cache" / "faultline";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::filesystem::path(x) / "faultline";
+  if (const char* hm = std::getenv("HOME"); hm && *hm)
+    return std::filesystem::path(hm) / ".cache" / "faultline";
   return {};
 }
 
+std::unique_ptr<Prepared> prepare(const Options& opts) {
+  auto p = std::make_unique<Prepared>();
+  SpanTimer t(p->span);
+  std::error_code ec;
+  std::filesystem::path cache = opts.cache_dir;
+  if (!cache.empty()) std::filesystem::create_directories(cache, ec);
+  if (ec) cache.clear();
+  // as load_rules(), with the classifier (PCRE2 compile + JIT) built on a second thread while
+  // the signature packs are parsed (YAML: the largest fixed cost of a run)
+  p->rules.files = merged_rules(opts.rule_dirs);
+  p->classify_rules = rules_under(p->rules.files, "classify/");
+  std::exception_ptr cls_error;
+  std::thread cls_thread([&] {
+    try {
+      p->cls = std::make_unique<classify::Classifier>(p->classify_rules);
+    } catch (...) {
+      cls_error = std::current_exception();
+    }
+  });
+  try {
+    std::vector<std::vector<RuleFile>> roots;
+    roots.push_back(rules_under(embedded_rules(), "signatures/"));
+    for (const auto& d : opts.rule_dirs)
+      roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+    // the parsed packs are cached next to the compiled database (rule_cache.hpp)
+    const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
+    if (auto cached = load_cached_rules(cache, key)) {
+      p->rules.signatures = std::move(*cached);
+    } else {
+      p->rules.signatures = tag::load_signature_roots(roots);
+      if (p->rules.signatures.errors.empty()) store_cached_rules(cache, key, p->rules.signatures);
+    }
+  } catch (...) {
+    cls_thread.join();
+    throw;
+  }
+  cls_thread.join();
+  if (cls_error) std::rethrow_exception(cls_error);
+  const tag::RuleSet& ruleset = p->rules.signatures;
+  if (!ruleset.errors.empty()) {
+    std::string msg = "rule errors:";
+    for (const auto& e : ruleset.errors) msg += "\n  " + e;
+    throw std::runtime_error(msg);
+  }
+  if (!ruleset.signatures.empty()) {
+    std::string err;
+    p->engine = tag::Engine::build(ruleset, cache, &err);
+    if (!p->engine) throw std::runtime_error(err);
+  }
+  t.stop();
+  return p;
+}
+
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+  std::error_code ec;
+  if (!std::filesystem::exists(bundle, ec)) {
+    Outcome out;
+    out.exit_code = 3;
+    out.error = bundle.string() + ": no such file or directory";
+    return out;
+  }
+  const auto prepared = prepare(opts);
+  return analyze_prepared(db, bundle, opts, *prepared);
+}
+
+Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, const Options& opts,
+                         Prepared& prepared) {
   Outcome out;
   Stats stats;
   const auto t_start = std::chrono::steady_clock::now();
@@ -644,26 +1114,10 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
     out.error = bundle.string() + ": no such file or directory";
     return out;
   }
-  const Rules loaded = load_rules(opts.rule_dirs);
-  const auto& rules = loaded.files;
-  const classify::Classifier cls(rules_under(rules, "classify/"));
-  const tag::RuleSet& ruleset = loaded.signatures;
-  if (!ruleset.errors.empty()) {
-    std::string msg = "rule errors:";
-    for (const auto& e : ruleset.errors) msg += "\n  " + e;
-    throw std::runtime_error(msg);
-  }
-  std::string err;
-  const auto t_rules = std::chrono::steady_clock::now();
-  std::unique_ptr<tag::Engine> engine;
-  if (!ruleset.signatures.empty()) {
-    std::filesystem::path cache = opts.cache_dir;
-    if (!cache.empty()) std::filesystem::create_directories(cache, ec);
-    if (ec) cache.clear();
-    engine = tag::Engine::build(ruleset, cache, &err);
-    if (!engine) throw std::runtime_error(err);
-  }
-  stats.rules_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_rules).count();
+  stats.rules = prepared.span;  // counted once, by the first analysis that uses it
+  prepared.span = Span{};
+  const classify::Classifier& cls = *prepared.cls;
+  const tag::Engine* engine = prepared.engine.get();
 
   store::BundleInfo info;
   info.path = bundle.string();
@@ -673,29 +1127,55 @@ Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Option
   const int64_t bundle_id = db.begin_bundle(info);
   out.bundle_id = bundle_id;
 
-  Pipeline pipe(db, bundle_id, opts, cls, engine.get(), stats);
-  const auto t_ingest = std::chrono::steady_clock::now();
-  out.ingest = ingest::walk(bundle, opts.limits, pipe);
+  const bool threaded = opts.pipeline_threads;
+  Handoff handoff(threaded, stats);
+  auto section_cls = [&prepared, &cls, threaded]() -> const classify::Classifier& {
+    if (!threaded) return cls;
+    if (!prepared.section_cls)
+      prepared.section_cls = std::make_unique<classify::Classifier>(prepared.classify_rules);
+    return *prepared.section_cls;
+  };
+  Pipeline pipe(db, bundle_id, opts, cls, section_cls, engine, stats, handoff);
+  SpanTimer t_ingest(stats.ingest);
+  stats.threads = handoff.threaded() ? 2 : 1;
+  try {
+    out.ingest = ingest::walk(bundle, opts.limits, pipe);
+    handoff.finish();
+  } catch (...) {
+    handoff.abort();
+    throw;
+  }
+  stats.reader_cpu_s = thread_cpu_seconds();
   if (opts.progress) std::fputs("\n", stderr);
-  stats.ingest_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ingest).count();
+  t_ingest.stop();
   if (out.ingest.status == ingest::Status::unreadable) {
     db.mark_failed(bundle_id, out.ingest.message);
     out.exit_code = 3;
     out.error = out.ingest.message;
     return out;
   }
-  const auto t_clock = std::chrono::steady_clock::now();
-  db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members, out.ingest.bytes);
-  apply_manifests(db, bundle_id);
-  resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
-  stats.store_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_clock).count();
+  SpanTimer t_store(stats.store);
+  {
+    // still inside the bulk load's transaction and before the indexes are built: the event
+    // updates below would otherwise maintain idx_events_bundle_time row by row
+    ScopeTimer t(stats.clocks_s);
+    apply_manifests(db, bundle_id);
+    resolve_hosts_and_clocks(db, bundle_id, pipe.roots(), info.name);
+  }
+  {
+    ScopeTimer t(stats.commit_index_s);
+    db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members,
+                   out.ingest.bytes);
+  }
+  t_store.stop();
 
-  const auto t_corr = std::chrono::steady_clock::now();
-  out.summary = correlate::run(db.handle(), bundle_id, loaded.correlate_files());
-  stats.correlate_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_corr).count();
+  SpanTimer t_corr(stats.correlate);
+  out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files());
+  t_corr.stop();
   db.mark_complete(bundle_id);
-  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  stats.cpu_s = cpu_seconds() - cpu_start;
+  stats.wall_s = stats.rules.wall +
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  stats.cpu_s = stats.rules.cpu + cpu_seconds() - cpu_start;
   if (opts.stats) print_stats(stats, out.ingest);
   return out;
 }

@@ -86,7 +86,8 @@ std::string CompositeParser::section_path(std::string_view dir, std::string_view
     return std::string(words[0].substr(1));
   std::string name;
   for (auto w : words) {
-    if (w == "sudo" || w == "timeout" || (w.size() > 1 && w.back() == 's' && std::isdigit(static_cast<unsigned char>(w.front()))))
+    if (w == "sudo" || w == "timeout" ||
+        (w.size() > 1 && w.back() == 's' && std::isdigit(static_cast<unsigned char>(w.front()))))
       continue;
     if (!name.empty()) name += '_';
     for (char c : w) name += (c == '/' || c == '|' || c == '\'' || c == '"') ? '_' : c;
@@ -139,7 +140,8 @@ void CompositeParser::decide(parse::Sink& sink) {
   decided_ = true;
   const std::string p = title_.empty() ? path_ : section_path(dir_, title_);
   const auto c = cls_.classify(p, buf_);
-  if (c.kind != "text" && c.kind != "binary" && c.kind != "composite") sub_ = parse::make_parser(c.kind, p);
+  if (c.kind != "text" && c.kind != "binary" && c.kind != "composite")
+    sub_ = parse::make_parser(c.kind, p);
   if (sub_) {
     size_t start = 0;
     for (const auto& [end, ctx] : lines_) {
@@ -158,6 +160,8 @@ void CompositeParser::flush(parse::Sink& sink) {
   sub_.reset();
 }
 
-void CompositeParser::finish(parse::Sink& sink) { flush(sink); }
+void CompositeParser::finish(parse::Sink& sink) {
+  flush(sink);
+}
 
 }  // namespace faultline::app

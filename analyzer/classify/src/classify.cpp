@@ -45,8 +45,8 @@ class Regex {
     if (code_) pcre2_code_free(code_);
   }
   bool search(std::string_view s) const {
-    const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md_,
-                               ctx_);
+    const int rc =
+        pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md_, ctx_);
     return rc >= 0;
   }
 
@@ -121,8 +121,8 @@ Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
           const std::string need = r["need"].as<std::string>("any");
           if (need != "any" && need != "most")
             throw std::runtime_error(where + ": need must be 'any' or 'most'");
-          kind.content.push_back(ContentRule{Regex(r["pattern"].as<std::string>(), where),
-                                             need == "most"});
+          kind.content.push_back(
+              ContentRule{Regex(r["pattern"].as<std::string>(), where), need == "most"});
         }
       // a later file replaces a kind of the same id
       bool replaced = false;

@@ -11,8 +11,8 @@ namespace {
 
 std::string_view strip_archive_ext(std::string_view name) {
   static constexpr std::array<std::string_view, 12> kExt = {
-      ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".tzst", ".txz",
-      ".tar",    ".zip",     ".gz",     ".zst",     ".xz"};
+      ".tar.gz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tgz", ".tzst",
+      ".txz",    ".tar",     ".zip",    ".gz",      ".zst", ".xz"};
   for (auto e : kExt)
     if (name.size() > e.size() && name.substr(name.size() - e.size()) == e)
       return name.substr(0, name.size() - e.size());
@@ -35,8 +35,8 @@ bool valid_hostname(std::string_view s) {
 // Collector output folders: their own names carry no host (asys_output_<ts>, ascend_log_<ts>, ...).
 bool is_collector_dir(std::string_view c) {
   static constexpr std::array<std::string_view, 6> kPrefixes = {
-      "asys_output_", "ascend_log_", "npu_log_collect_", "ascend_bug_report", "network_info_data_",
-      "log_collect_"};
+      "asys_output_",      "ascend_log_",        "npu_log_collect_",
+      "ascend_bug_report", "network_info_data_", "log_collect_"};
   for (auto p : kPrefixes)
     if (c.substr(0, p.size()) == p) return true;
   // msnpureport: YYYY-MM-DD-HH-MM-SS
@@ -57,16 +57,18 @@ bool looks_like_node(std::string_view c) {
   if (!valid_hostname(c)) return false;
   const std::string l = text::to_lower(c);
   static constexpr std::array<std::string_view, 12> kPrefixes = {
-      "node", "host", "worker", "server", "compute", "npu", "pod", "rank", "master", "slave", "gpu",
-      "ascend"};
-  const bool has_digit = std::any_of(l.begin(), l.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+      "node", "host", "worker", "server", "compute", "npu",
+      "pod",  "rank", "master", "slave",  "gpu",     "ascend"};
+  const bool has_digit =
+      std::any_of(l.begin(), l.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   if (!has_digit) return false;
   for (auto p : kPrefixes)
     if (l.substr(0, p.size()) == p) return true;
   // dotted IPv4
   int dots = 0;
   for (char ch : l) dots += ch == '.';
-  if (dots == 3 && std::all_of(l.begin(), l.end(), [](char ch) { return ch == '.' || (ch >= '0' && ch <= '9'); }))
+  if (dots == 3 && std::all_of(l.begin(), l.end(),
+                               [](char ch) { return ch == '.' || (ch >= '0' && ch <= '9'); }))
     return true;
   return false;
 }
@@ -161,8 +163,10 @@ HostHint host_from_content(std::string_view kind, std::string_view path, std::st
       pos = nl + 1;
       ++seen;
       std::string_view cand;
-      if (parts.size() >= 5 && month_ok(parts[0])) cand = parts[3];
-      else if (parts.size() >= 3 && parts[0].size() >= 19 && parts[0][4] == '-' && parts[0][10] == 'T')
+      if (parts.size() >= 5 && month_ok(parts[0]))
+        cand = parts[3];
+      else if (parts.size() >= 3 && parts[0].size() >= 19 && parts[0][4] == '-' &&
+               parts[0][10] == 'T')
         cand = parts[1];
       if (!cand.empty() && valid_hostname(cand)) {
         h.host = std::string(cand);

@@ -22,7 +22,9 @@ constexpr std::array<uint32_t, 64> kK = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-constexpr uint32_t rotr(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
+constexpr uint32_t rotr(uint32_t x, unsigned n) {
+  return (x >> n) | (x << (32 - n));
+}
 
 #ifdef FAULTLINE_SHA_NI
 // SHA-NI (x86 SHA extensions, on most x86_64 CPUs since 2017): ~10x the portable code, which
@@ -40,7 +42,7 @@ bool have_sha_ni() {
 }
 
 __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* h, const uint8_t* p,
-                                                                size_t n) {
+                                                               size_t n) {
   // state as the instructions want it: ABEF and CDGH
   __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h)), 0xB1);
   __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + 4)), 0x1B);
@@ -53,14 +55,15 @@ __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* h, cons
 #pragma GCC unroll 16
     for (int i = 0; i < 16; ++i) {
       if (i < 4) {
-        w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), bswap);
+        w[i] =
+            _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), bswap);
       } else {
-        w[i] = _mm_sha256msg2_epu32(
-            _mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
-                          _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
-            w[i - 1]);
+        w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
+                                                  _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
+                                    w[i - 1]);
       }
-      __m128i kw = _mm_add_epi32(w[i], _mm_loadu_si128(reinterpret_cast<const __m128i*>(&kK[4 * i])));
+      __m128i kw =
+          _mm_add_epi32(w[i], _mm_loadu_si128(reinterpret_cast<const __m128i*>(&kK[4 * i])));
       st1 = _mm_sha256rnds2_epu32(st1, st0, kw);
       kw = _mm_shuffle_epi32(kw, 0x0E);
       st0 = _mm_sha256rnds2_epu32(st0, st1, kw);
@@ -79,8 +82,8 @@ __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* h, cons
 }  // namespace
 
 Sha256::Sha256()
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-         0x5be0cd19} {}
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::block(const uint8_t* p) {
   std::array<uint32_t, 64> w{};

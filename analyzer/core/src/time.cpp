@@ -24,7 +24,8 @@ int64_t civil_to_ns(int y, int mon, int day, int h, int mi, int s, int64_t nanos
   // nanoseconds since 1970 only reach the years 1677..2262.
   const int64_t secs = days * 86400 + int64_t{h} * 3600 + int64_t{mi} * 60 + s;
   int64_t ns = 0;
-  if (__builtin_mul_overflow(secs, int64_t{1'000'000'000}, &ns) || __builtin_add_overflow(ns, nanos, &ns))
+  if (__builtin_mul_overflow(secs, int64_t{1'000'000'000}, &ns) ||
+      __builtin_add_overflow(ns, nanos, &ns))
     return secs < 0 ? std::numeric_limits<int64_t>::min() + 1 : std::numeric_limits<int64_t>::max();
   return ns;
 }

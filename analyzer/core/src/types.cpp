@@ -6,12 +6,18 @@ namespace faultline {
 
 std::string_view to_string(Severity s) {
   switch (s) {
-    case Severity::debug: return "debug";
-    case Severity::info: return "info";
-    case Severity::notice: return "notice";
-    case Severity::warning: return "warning";
-    case Severity::error: return "error";
-    case Severity::critical: return "critical";
+    case Severity::debug:
+      return "debug";
+    case Severity::info:
+      return "info";
+    case Severity::notice:
+      return "notice";
+    case Severity::warning:
+      return "warning";
+    case Severity::error:
+      return "error";
+    case Severity::critical:
+      return "critical";
   }
   return "info";
 }
@@ -31,27 +37,42 @@ std::optional<Severity> severity_from(std::string_view s) {
 
 std::string_view to_string(TimeQuality q) {
   switch (q) {
-    case TimeQuality::exact: return "exact";
-    case TimeQuality::local: return "local";
-    case TimeQuality::assumed_utc: return "assumed_utc";
-    case TimeQuality::boot_relative: return "boot_relative";
-    case TimeQuality::year_inferred: return "year_inferred";
-    case TimeQuality::device_unsynced: return "device_unsynced";
-    case TimeQuality::unknown: return "unknown";
+    case TimeQuality::exact:
+      return "exact";
+    case TimeQuality::local:
+      return "local";
+    case TimeQuality::assumed_utc:
+      return "assumed_utc";
+    case TimeQuality::boot_relative:
+      return "boot_relative";
+    case TimeQuality::year_inferred:
+      return "year_inferred";
+    case TimeQuality::device_unsynced:
+      return "device_unsynced";
+    case TimeQuality::unknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string_view to_string(Clock c) {
   switch (c) {
-    case Clock::none: return "none";
-    case Clock::host_local: return "host_local";
-    case Clock::utc: return "utc";
-    case Clock::device_local: return "device_local";
-    case Clock::device_syslog: return "device_syslog";
-    case Clock::uptime: return "uptime";
-    case Clock::device_uptime: return "device_uptime";
-    case Clock::epoch: return "epoch";
+    case Clock::none:
+      return "none";
+    case Clock::host_local:
+      return "host_local";
+    case Clock::utc:
+      return "utc";
+    case Clock::device_local:
+      return "device_local";
+    case Clock::device_syslog:
+      return "device_syslog";
+    case Clock::uptime:
+      return "uptime";
+    case Clock::device_uptime:
+      return "device_uptime";
+    case Clock::epoch:
+      return "epoch";
   }
   return "none";
 }

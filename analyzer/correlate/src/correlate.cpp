@@ -37,14 +37,16 @@ Severity severity_of(const std::string& s) {
   return Severity::info;
 }
 
-double round2(double x) { return std::round(x * 100.0) / 100.0; }
+double round2(double x) {
+  return std::round(x * 100.0) / 100.0;
+}
 
-constexpr size_t kMaxEvidence = 30;         // evidence rows per finding
-constexpr double kSymptomBonus = 0.05;      // confidence per observed symptom a cause explains
+constexpr size_t kMaxEvidence = 30;     // evidence rows per finding
+constexpr double kSymptomBonus = 0.05;  // confidence per observed symptom a cause explains
 constexpr double kMaxSymptomBonus = 0.15;
 constexpr int64_t kContextBefore = 120'000'000'000;  // ns of context before the first failure
 constexpr int64_t kContextAfter = 60'000'000'000;
-constexpr size_t kContextEach = 6;          // context rows on each side of the first failure
+constexpr size_t kContextEach = 6;  // context rows on each side of the first failure
 
 // The order in which findings of one host and bundle are presented (rank 1 = most likely).
 bool better_cause(const Draft& a, const Draft& b) {
@@ -238,8 +240,14 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
       ins_e.reset();
       ins_e.bind(1, fid).bind(2, static_cast<int64_t>(++ord)).bind(3, e.member).bind(4, e.line);
       ins_e.bind(5, e.time_ns).bind(6, e.text);
-      if (e.signature.empty()) ins_e.bind_null(7); else ins_e.bind(7, e.signature);
-      if (e.fact.empty()) ins_e.bind_null(8); else ins_e.bind(8, e.fact);
+      if (e.signature.empty())
+        ins_e.bind_null(7);
+      else
+        ins_e.bind(7, e.signature);
+      if (e.fact.empty())
+        ins_e.bind_null(8);
+      else
+        ins_e.bind(8, e.fact);
       ins_e.step();
     }
   }
@@ -251,8 +259,14 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
     ins_t.reset();
     ins_t.bind(1, bundle_id).bind(2, static_cast<int64_t>(++ord)).bind(3, r.t).bind(4, r.quality);
     ins_t.bind(5, r.host).bind(6, r.member).bind(7, r.line).bind(8, r.text);
-    if (r.signature.empty()) ins_t.bind_null(9); else ins_t.bind(9, r.signature);
-    if (r.finding.empty()) ins_t.bind_null(10); else ins_t.bind(10, r.finding);
+    if (r.signature.empty())
+      ins_t.bind_null(9);
+    else
+      ins_t.bind(9, r.signature);
+    if (r.finding.empty())
+      ins_t.bind_null(10);
+    else
+      ins_t.bind(10, r.finding);
     ins_t.bind(11, r.role);
     ins_t.step();
   }

@@ -12,8 +12,8 @@
 namespace faultline::correlate::detail {
 namespace {
 
-constexpr size_t kMaxMemberText = 64u << 20;  // bytes of one member's text we split into lines
-constexpr size_t kMaxLine = 4000;             // characters kept of one evidence line
+constexpr size_t kMaxMemberText = 64u << 20;   // bytes of one member's text we split into lines
+constexpr size_t kMaxLine = 4000;              // characters kept of one evidence line
 constexpr size_t kMaxHitsPerSignature = 5000;  // hits of one signature on one host the rules see
 constexpr size_t kMaxHits = 200000;            // hits the rules see in all
 
@@ -45,17 +45,18 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
     // Bounded in the number of hits: the first kMaxHitsPerSignature of each (host, signature) in
     // time order, at most kMaxHits in all (a flood of one error line must not hold every hit in
     // memory: ~2 KB each).
-    Stmt st(db,
-            "SELECT hid, sig, caps, eid, host, path, kind, mid, line, t, tq, text, sev FROM ("
-            "SELECT h.id AS hid, h.signature AS sig, h.captures AS caps, e.id AS eid, e.host AS host, "
-            "COALESCE(m.path, '') AS path, COALESCE(m.kind, '') AS kind, e.member_id AS mid, "
-            "e.line AS line, e.time_ns AS t, e.time_quality AS tq, e.text AS text, e.sev_rank AS sev, "
-            "ROW_NUMBER() OVER (PARTITION BY e.host, h.signature ORDER BY e.time_ns IS NULL, "
-            "e.time_ns, m.path, e.line, h.id) AS rn "
-            "FROM hits h JOIN events e ON e.id = h.event_id "
-            "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ? "
-            "AND h.signature IN (SELECT value FROM json_each(?))) WHERE rn <= ? "
-            "ORDER BY t IS NULL, t, path, line, sig, hid LIMIT ?");
+    Stmt st(
+        db,
+        "SELECT hid, sig, caps, eid, host, path, kind, mid, line, t, tq, text, sev FROM ("
+        "SELECT h.id AS hid, h.signature AS sig, h.captures AS caps, e.id AS eid, e.host AS host, "
+        "COALESCE(m.path, '') AS path, COALESCE(m.kind, '') AS kind, e.member_id AS mid, "
+        "e.line AS line, e.time_ns AS t, e.time_quality AS tq, e.text AS text, e.sev_rank AS sev, "
+        "ROW_NUMBER() OVER (PARTITION BY e.host, h.signature ORDER BY e.time_ns IS NULL, "
+        "e.time_ns, m.path, e.line, h.id) AS rn "
+        "FROM hits h JOIN events e ON e.id = h.event_id "
+        "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ? "
+        "AND h.signature IN (SELECT value FROM json_each(?))) WHERE rn <= ? "
+        "ORDER BY t IS NULL, t, path, line, sig, hid LIMIT ?");
     st.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
     st.bind(3, static_cast<int64_t>(kMaxHitsPerSignature)).bind(4, static_cast<int64_t>(kMaxHits));
     while (st.step()) {
@@ -113,9 +114,10 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
   for (const auto& h : data->hits) data->hosts[index[h.host]].hits[h.signature].push_back(&h);
   for (const auto& f : data->facts) data->hosts[index[f.host]].facts[f.name].push_back(&f);
   {
-    Stmt st(db,
-            "SELECT host, offset_ns, method FROM clocks WHERE bundle_id = ? AND clock = 'host_local' "
-            "AND offset_ns IS NOT NULL ORDER BY id");
+    Stmt st(
+        db,
+        "SELECT host, offset_ns, method FROM clocks WHERE bundle_id = ? AND clock = 'host_local' "
+        "AND offset_ns IS NOT NULL ORDER BY id");
     st.bind(1, bundle_id);
     while (st.step()) {
       auto it = index.find(st.str(0));
@@ -178,7 +180,8 @@ std::string LineSource::line(int64_t member_id, int64_t line) {
     }
     it = members_.emplace(member_id, std::move(lines)).first;
   }
-  if (static_cast<size_t>(line) <= it->second.size()) return it->second[static_cast<size_t>(line - 1)];
+  if (static_cast<size_t>(line) <= it->second.size())
+    return it->second[static_cast<size_t>(line - 1)];
   Stmt st(db_, "SELECT text FROM events WHERE member_id = ? AND line = ? ORDER BY id LIMIT 1");
   st.bind(1, member_id).bind(2, line);
   if (st.step()) return first_line(st.str(0));

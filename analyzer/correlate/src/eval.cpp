@@ -12,9 +12,9 @@
 namespace faultline::correlate::detail {
 namespace {
 
-constexpr size_t kMaxEnvs = 64;          // environments kept while joining bound items
-constexpr size_t kMaxLeafEvidence = 8;   // evidence rows one leaf adds (without bind)
-constexpr double kUncertain = 0.5;       // share of a leaf's weight when its match is uncertain
+constexpr size_t kMaxEnvs = 64;         // environments kept while joining bound items
+constexpr size_t kMaxLeafEvidence = 8;  // evidence rows one leaf adds (without bind)
+constexpr double kUncertain = 0.5;      // share of a leaf's weight when its match is uncertain
 
 std::string fold(std::string_view s) {
   std::string o = text::to_lower(s);
@@ -63,13 +63,20 @@ int cmp_typed(const std::string& a, const std::string& b, As as, bool* ok) {
 
 bool apply_cmp(Op op, int c) {
   switch (op) {
-    case Op::eq: return c == 0;
-    case Op::ne: return c != 0;
-    case Op::lt: return c < 0;
-    case Op::le: return c <= 0;
-    case Op::gt: return c > 0;
-    case Op::ge: return c >= 0;
-    default: return false;
+    case Op::eq:
+      return c == 0;
+    case Op::ne:
+      return c != 0;
+    case Op::lt:
+      return c < 0;
+    case Op::le:
+      return c <= 0;
+    case Op::gt:
+      return c > 0;
+    case Op::ge:
+      return c >= 0;
+    default:
+      return false;
   }
 }
 
@@ -104,7 +111,8 @@ std::optional<int64_t> parse_local_civil(std::string_view s) {
   // YYYY-MM-DD HH:MM:SS (also with 'T' or '-' between date and time)
   if (s.size() < 19) return std::nullopt;
   auto num = [&](size_t pos, size_t len) { return text::to_int<int>(s.substr(pos, len)); };
-  auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+  auto y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
+       se = num(17, 2);
   if (!y || !mo || !d || !h || !mi || !se || s[4] != '-' || s[7] != '-' || s[13] != ':' ||
       s[16] != ':')
     return std::nullopt;
@@ -183,7 +191,8 @@ Binding Evaluator::bind_fact(const FactRow& f, const std::string& star) {
   Binding b;
   const auto& j = json_of(f);
   if (j.is_object())
-    for (const auto& [k, v] : j.items()) b.fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : j.items())
+      b.fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
   b.fields["value"] = f.value;
   b.fields["name"] = f.name;
   b.fields["star"] = star;
@@ -191,7 +200,8 @@ Binding Evaluator::bind_fact(const FactRow& f, const std::string& star) {
   if (f.name.rfind("fs.", 0) == 0) b.fields["path"] = f.name.substr(3);
   if (f.name.rfind("mount.", 0) == 0) b.fields["mountpoint"] = f.name.substr(6);
   if (f.value.rfind("symlink:", 0) == 0) b.fields["target"] = f.value.substr(8);
-  if (const size_t slash = f.value.find_last_of('/'); slash != std::string::npos && slash + 1 < f.value.size())
+  if (const size_t slash = f.value.find_last_of('/');
+      slash != std::string::npos && slash + 1 < f.value.size())
     b.fields["basename"] = f.value.substr(slash + 1);
   b.fields["member"] = f.member;
   b.fields["line"] = std::to_string(f.line);
@@ -206,7 +216,8 @@ const nlohmann::json& Evaluator::json_of(const FactRow& f) {
   auto it = json_cache_.find(f.id);
   if (it != json_cache_.end()) return it->second;
   nlohmann::json j;
-  if (!f.value.empty() && f.value.front() == '{') j = nlohmann::json::parse(f.value, nullptr, false);
+  if (!f.value.empty() && f.value.front() == '{')
+    j = nlohmann::json::parse(f.value, nullptr, false);
   if (j.is_discarded()) j = nlohmann::json();
   return json_cache_.emplace(f.id, std::move(j)).first->second;
 }
@@ -279,10 +290,12 @@ std::string Evaluator::subst(const std::string& s, const Env& env, bool escape) 
 }
 
 std::string Evaluator::fill(const std::string& tmpl, const Env& env) {
-  return substitute(tmpl, [&](const std::string& n) { return lookup(env, n); }, false, "?");
+  return substitute(
+      tmpl, [&](const std::string& n) { return lookup(env, n); }, false, "?");
 }
 
-bool Evaluator::test(const Predicate& p, const std::optional<std::string>& subject, const Env& env) {
+bool Evaluator::test(const Predicate& p, const std::optional<std::string>& subject,
+                     const Env& env) {
   if (p.op == Op::exists) return subject.has_value();
   if (p.op == Op::absent) return !subject.has_value();
   if (!subject) return false;
@@ -459,8 +472,8 @@ std::vector<Evaluator::Match> Evaluator::m_compat(const Node& n, const Env& env,
   for (const auto& [col, fact_names] : n.columns) {
     Col c;
     c.name = col;
-    c.index = static_cast<size_t>(
-        std::find(table.columns.begin(), table.columns.end(), col) - table.columns.begin());
+    c.index = static_cast<size_t>(std::find(table.columns.begin(), table.columns.end(), col) -
+                                  table.columns.begin());
     if (c.index >= table.columns.size()) return out;
     for (const auto& fn : fact_names) {
       c.facts.clear();
@@ -514,7 +527,8 @@ std::vector<Evaluator::Match> Evaluator::m_compat(const Node& n, const Env& env,
     for (const auto& row : table.rows) {
       if (!cell_eq(row, key.index, kv)) continue;
       const std::string cell = compat_norm(row[ci]);
-      if (std::find(expected.begin(), expected.end(), cell) == expected.end()) expected.push_back(cell);
+      if (std::find(expected.begin(), expected.end(), cell) == expected.end())
+        expected.push_back(cell);
     }
     std::string joined;
     for (const auto& e : expected) joined += (joined.empty() ? "" : " or ") + e;
@@ -555,7 +569,8 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         if (it == host_.hits.end()) continue;
         for (const auto* h : it->second) {
           if (!h->time_ns || !pred_ok(r.where, *h, env)) continue;
-          v.push_back({*h->time_ns, false, h->time_quality == "assumed_utc", ev_hit(*h), bind_hit(*h)});
+          v.push_back(
+              {*h->time_ns, false, h->time_quality == "assumed_utc", ev_hit(*h), bind_hit(*h)});
         }
       }
     } else if (r.kind == TimeRef::Kind::fact) {
@@ -686,7 +701,8 @@ std::vector<Evaluator::Match> Evaluator::m_series(const Node& n, const Env& env,
     Binding b = bind_hit(*best.front());
     b.fields["count"] = std::to_string(best.size());
     if (best.front()->time_ns && best.back()->time_ns)
-      b.fields["span_s"] = std::to_string((*best.back()->time_ns - *best.front()->time_ns) / 1'000'000'000);
+      b.fields["span_s"] =
+          std::to_string((*best.back()->time_ns - *best.front()->time_ns) / 1'000'000'000);
     if (best_untimed) {
       b.fields["_uncertain"] = "1";
       untimed = true;
@@ -696,7 +712,8 @@ std::vector<Evaluator::Match> Evaluator::m_series(const Node& n, const Env& env,
       if (ev.size() < kMaxLeafEvidence) ev.push_back(ev_hit(*h));
     out.push_back({std::move(b), std::move(ev)});
   }
-  if (untimed) notes.push_back("series counted without times on some reports (interval not checked)");
+  if (untimed)
+    notes.push_back("series counted without times on some reports (interval not checked)");
   return out;
 }
 
@@ -715,7 +732,7 @@ std::vector<Evaluator::Match> Evaluator::m_range(const Node& n, const Env& env) 
     auto lo = text::to_int<unsigned long long>(toks[0].substr(0, dash), 16);
     auto hi = text::to_int<unsigned long long>(toks[0].substr(dash + 1), 16);
     if (!lo || !hi || *lo >= *hi) continue;
-    if (!(*lo < n.range_hi && *hi > n.range_lo)) continue;
+    if (!(*lo<n.range_hi&& * hi> n.range_lo)) continue;
     std::string path;
     for (size_t t = 1; t < toks.size(); ++t) {
       if (path.empty() && toks[t].front() != '/' && toks[t].front() != '[') continue;
@@ -775,8 +792,10 @@ std::vector<Evaluator::Match> Evaluator::m_path(const Node& n, const Env& env,
         if (sel) {
           auto gr = sel->groups(entry);
           if (!gr) continue;
-          if (gr->count("path") != 0) path = (*gr)["path"];
-          else path = (*gr)[""];
+          if (gr->count("path") != 0)
+            path = (*gr)["path"];
+          else
+            path = (*gr)[""];
           if (gr->count("version") != 0) version = (*gr)["version"];
         }
         path = trim_slash(path);
@@ -796,7 +815,8 @@ std::vector<Evaluator::Match> Evaluator::m_path(const Node& n, const Env& env,
         }
         if (!present) {
           for (const auto& r : roots)
-            if (path == r || path.rfind(r + "/", 0) == 0 || r.rfind(path + "/", 0) == 0) present = true;
+            if (path == r || path.rfind(r + "/", 0) == 0 || r.rfind(path + "/", 0) == 0)
+              present = true;
         }
         if (!present && !version.empty() && !versions.empty()) {
           present = std::any_of(versions.begin(), versions.end(),
@@ -820,22 +840,32 @@ std::vector<Evaluator::Match> Evaluator::m_path(const Node& n, const Env& env,
     }
   }
   if (any_candidate && !any_known)
-    notes.push_back("paths found, but the bundle lists neither the installed set nor the file system");
+    notes.push_back(
+        "paths found, but the bundle lists neither the installed set nor the file system");
   return out;
 }
 
 std::vector<Evaluator::Match> Evaluator::leaf_matches(const Node& n, const Env& env,
                                                       std::vector<std::string>& notes) {
   switch (n.type) {
-    case Node::Type::hit: return m_hit(n, env);
-    case Node::Type::fact: return m_fact(n, env);
-    case Node::Type::compare: return m_compare(n, env, notes);
-    case Node::Type::compat: return m_compat(n, env, notes);
-    case Node::Type::time_order: return m_time_order(n, env, notes);
-    case Node::Type::series: return m_series(n, env, notes);
-    case Node::Type::range_overlap: return m_range(n, env);
-    case Node::Type::path: return m_path(n, env, notes);
-    default: return {};
+    case Node::Type::hit:
+      return m_hit(n, env);
+    case Node::Type::fact:
+      return m_fact(n, env);
+    case Node::Type::compare:
+      return m_compare(n, env, notes);
+    case Node::Type::compat:
+      return m_compat(n, env, notes);
+    case Node::Type::time_order:
+      return m_time_order(n, env, notes);
+    case Node::Type::series:
+      return m_series(n, env, notes);
+    case Node::Type::range_overlap:
+      return m_range(n, env);
+    case Node::Type::path:
+      return m_path(n, env, notes);
+    default:
+      return {};
   }
 }
 
@@ -847,15 +877,24 @@ std::string Evaluator::describe(const Node& n) {
     return s;
   };
   switch (n.type) {
-    case Node::Type::hit: return "log line " + join(n.names);
-    case Node::Type::fact: return "fact " + n.names.front();
-    case Node::Type::compare: return n.left + " " + to_string(n.cmp_op) + " " + n.right;
-    case Node::Type::compat: return "combination outside compat table " + n.table;
-    case Node::Type::time_order: return "time order " + join(n.first.names) + " before " + join(n.then.names);
-    case Node::Type::series: return "repeated " + join(n.names);
-    case Node::Type::range_overlap: return "mapping overlapping the reserved range (" + n.names.front() + ")";
-    case Node::Type::path: return "path from " + join(n.from);
-    default: return "condition at line " + std::to_string(n.line);
+    case Node::Type::hit:
+      return "log line " + join(n.names);
+    case Node::Type::fact:
+      return "fact " + n.names.front();
+    case Node::Type::compare:
+      return n.left + " " + to_string(n.cmp_op) + " " + n.right;
+    case Node::Type::compat:
+      return "combination outside compat table " + n.table;
+    case Node::Type::time_order:
+      return "time order " + join(n.first.names) + " before " + join(n.then.names);
+    case Node::Type::series:
+      return "repeated " + join(n.names);
+    case Node::Type::range_overlap:
+      return "mapping overlapping the reserved range (" + n.names.front() + ")";
+    case Node::Type::path:
+      return "path from " + join(n.from);
+    default:
+      return "condition at line " + std::to_string(n.line);
   }
 }
 
@@ -870,7 +909,8 @@ Result Evaluator::eval_leaf(const Node& n, const std::vector<Env>& in) {
     auto ms = leaf_matches(n, env, r.notes);
     const int count = static_cast<int>(ms.size());
     const bool counted = n.type == Node::Type::hit || n.type == Node::Type::fact;
-    if (ms.empty() || (counted && (count < n.min_count || (n.max_count >= 0 && count > n.max_count))))
+    if (ms.empty() ||
+        (counted && (count < n.min_count || (n.max_count >= 0 && count > n.max_count))))
       continue;
     for (const auto& m : ms)
       if (m.binding.fields.count("_uncertain") == 0) uncertain_all = false;
@@ -1018,7 +1058,8 @@ Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
       if (r.matched)
         r.envs = in;
       else
-        r.missing.push_back(n.label.empty() ? "absence of: " + describe(n.children.front()) : n.label);
+        r.missing.push_back(n.label.empty() ? "absence of: " + describe(n.children.front())
+                                            : n.label);
       return r;
     }
     default:

@@ -23,7 +23,9 @@ struct Ctx {
   }
 };
 
-int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+int line_of(const YAML::Node& n) {
+  return n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
+}
 
 std::string stem_of(const std::string& path) {
   std::string s = path.substr(path.find_last_of('/') + 1);
@@ -73,11 +75,15 @@ void check_keys(const Ctx& c, const YAML::Node& n, const std::set<std::string>& 
 
 std::optional<Op> parse_op(const std::string& s) {
   static const std::map<std::string, Op> m = {
-      {"exists", Op::exists}, {"absent", Op::absent}, {"eq", Op::eq}, {"==", Op::eq},
-      {"ne", Op::ne},         {"!=", Op::ne},         {"lt", Op::lt}, {"<", Op::lt},
-      {"le", Op::le},         {"<=", Op::le},         {"gt", Op::gt}, {">", Op::gt},
-      {"ge", Op::ge},         {">=", Op::ge},         {"matches", Op::matches},
-      {"not_matches", Op::not_matches},               {"in", Op::in}, {"not_in", Op::not_in}};
+      {"exists", Op::exists},   {"absent", Op::absent},
+      {"eq", Op::eq},           {"==", Op::eq},
+      {"ne", Op::ne},           {"!=", Op::ne},
+      {"lt", Op::lt},           {"<", Op::lt},
+      {"le", Op::le},           {"<=", Op::le},
+      {"gt", Op::gt},           {">", Op::gt},
+      {"ge", Op::ge},           {">=", Op::ge},
+      {"matches", Op::matches}, {"not_matches", Op::not_matches},
+      {"in", Op::in},           {"not_in", Op::not_in}};
   auto it = m.find(s);
   if (it == m.end()) return std::nullopt;
   return it->second;
@@ -100,15 +106,15 @@ void check_regex(const Ctx& c, int line, const std::string& pattern) {
 
 void check_values(const Ctx& c, int line, const Predicate& p) {
   const bool needs_value = p.op != Op::exists && p.op != Op::absent;
-  if (needs_value && p.values.empty()) c.err(line, "operator '" + to_string(p.op) + "' needs a value");
+  if (needs_value && p.values.empty())
+    c.err(line, "operator '" + to_string(p.op) + "' needs a value");
   if ((p.op == Op::in || p.op == Op::not_in) == false && p.values.size() > 1)
     c.err(line, "operator '" + to_string(p.op) + "' takes one value (use in / not_in for lists)");
   if (p.op == Op::matches || p.op == Op::not_matches)
     for (const auto& v : p.values) check_regex(c, line, v);
   if (p.as == As::number)
     for (const auto& v : p.values)
-      if (!has_placeholder(v) && !parse_number(v))
-        c.err(line, "value '" + v + "' is not a number");
+      if (!has_placeholder(v) && !parse_number(v)) c.err(line, "value '" + v + "' is not a number");
 }
 
 // op/value/values/as of a mapping into p (subject already set).
@@ -216,8 +222,8 @@ TimeRef parse_timeref(const Ctx& c, const YAML::Node& n, const std::string& what
 }
 
 const std::set<std::string> kCommon = {"weight", "optional", "label", "bind", "cite"};
-const std::vector<std::string> kTypes = {"all",    "any",         "not",        "hit",
-                                         "fact",   "compare",     "compat",     "time_order",
+const std::vector<std::string> kTypes = {"all",    "any",           "not",    "hit",
+                                         "fact",   "compare",       "compat", "time_order",
                                          "series", "range_overlap", "path"};
 
 std::set<std::string> with_common(std::initializer_list<std::string> extra) {
@@ -249,13 +255,15 @@ Node parse_node(const Ctx& c, const YAML::Node& n) {
   std::string type;
   for (const auto& t : kTypes) {
     if (n[t]) {
-      if (!type.empty()) c.err(node.line, "a condition has one type; found '" + type + "' and '" + t + "'");
+      if (!type.empty())
+        c.err(node.line, "a condition has one type; found '" + type + "' and '" + t + "'");
       if (type.empty()) type = t;
     }
   }
   if (type.empty()) {
-    c.err(node.line, "unknown condition (expected one of all, any, not, hit, fact, compare, "
-                     "compat, time_order, series, range_overlap, path)");
+    c.err(node.line,
+          "unknown condition (expected one of all, any, not, hit, fact, compare, "
+          "compat, time_order, series, range_overlap, path)");
     return node;
   }
   node.weight = parse_double(c, n["weight"], 1.0);
@@ -324,7 +332,8 @@ Node parse_node(const Ctx& c, const YAML::Node& n) {
       check_keys(c, v, {"left", "right", "op", "as", "match"}, "compare");
       node.left = scalar(v["left"]);
       node.right = scalar(v["right"]);
-      if (node.left.empty() || node.right.empty()) c.err(node.line, "compare: needs left and right");
+      if (node.left.empty() || node.right.empty())
+        c.err(node.line, "compare: needs left and right");
       auto op = parse_op(v["op"] ? scalar(v["op"]) : "ne");
       if (!op || *op == Op::exists || *op == Op::absent || *op == Op::in || *op == Op::not_in ||
           *op == Op::matches || *op == Op::not_matches)
@@ -357,7 +366,8 @@ Node parse_node(const Ctx& c, const YAML::Node& n) {
           node.columns.emplace_back(kv.first.as<std::string>(), strings(c, kv.second, "columns"));
       }
       const std::string e = v["expect"] ? scalar(v["expect"]) : "absent";
-      if (e != "absent" && e != "present") c.err(node.line, "compat: expect must be absent or present");
+      if (e != "absent" && e != "present")
+        c.err(node.line, "compat: expect must be absent or present");
       node.expect_absent = e != "present";
     }
   } else if (type == "time_order") {
@@ -423,7 +433,8 @@ Node parse_node(const Ctx& c, const YAML::Node& n) {
       node.in_facts = strings(c, v["in"], "in");
       node.version_facts = strings(c, v["versions"], "versions");
       const std::string e = v["expect"] ? scalar(v["expect"]) : "absent";
-      if (e != "absent" && e != "present") c.err(node.line, "path: expect must be absent or present");
+      if (e != "absent" && e != "present")
+        c.err(node.line, "path: expect must be absent or present");
       node.expect_absent = e != "present";
     }
   }
@@ -438,8 +449,8 @@ void parse_diagnosis(const RuleFile& f, const YAML::Node& root, RuleBook& book) 
   d.file = f.path;
   d.id = c.id;
   check_keys(c, root,
-             {"id", "kind", "severity", "title", "summary", "remediation", "explains",
-              "conditions", "supporting", "specificity", "min_confidence", "references", "notes"},
+             {"id", "kind", "severity", "title", "summary", "remediation", "explains", "conditions",
+              "supporting", "specificity", "min_confidence", "references", "notes"},
              "diagnosis");
   if (!valid_id(d.id)) c.err(line_of(root), "id must be <family>.<name> in [a-z0-9_.]");
   if (stem_of(f.path) != d.id)
@@ -458,7 +469,8 @@ void parse_diagnosis(const RuleFile& f, const YAML::Node& root, RuleBook& book) 
   d.explains = strings(c, root["explains"], "explains");
   d.references = strings(c, root["references"], "references");
   d.specificity = parse_double(c, root["specificity"], 0.8);
-  if (d.specificity <= 0 || d.specificity > 1) c.err(line_of(root), "specificity must be in (0, 1]");
+  if (d.specificity <= 0 || d.specificity > 1)
+    c.err(line_of(root), "specificity must be in (0, 1]");
   d.min_confidence = parse_double(c, root["min_confidence"], 0.0);
   if (d.kind == "symptom" && !d.explains.empty())
     c.err(line_of(root), "a symptom explains nothing (explains is for root causes)");
@@ -552,18 +564,30 @@ void collect_sigs(const Node& n, std::set<std::string>& out) {
 
 std::string to_string(Op op) {
   switch (op) {
-    case Op::exists: return "exists";
-    case Op::absent: return "absent";
-    case Op::eq: return "eq";
-    case Op::ne: return "ne";
-    case Op::lt: return "lt";
-    case Op::le: return "le";
-    case Op::gt: return "gt";
-    case Op::ge: return "ge";
-    case Op::matches: return "matches";
-    case Op::not_matches: return "not_matches";
-    case Op::in: return "in";
-    case Op::not_in: return "not_in";
+    case Op::exists:
+      return "exists";
+    case Op::absent:
+      return "absent";
+    case Op::eq:
+      return "eq";
+    case Op::ne:
+      return "ne";
+    case Op::lt:
+      return "lt";
+    case Op::le:
+      return "le";
+    case Op::gt:
+      return "gt";
+    case Op::ge:
+      return "ge";
+    case Op::matches:
+      return "matches";
+    case Op::not_matches:
+      return "not_matches";
+    case Op::in:
+      return "in";
+    case Op::not_in:
+      return "not_in";
   }
   return "?";
 }
@@ -615,7 +639,8 @@ RuleBook load_rules(const std::vector<RuleFile>& files) {
       if (it == by_id.end())
         book.errors.push_back(d.file + ":1: " + d.id + ": explains unknown diagnosis '" + e + "'");
       else if (it->second->kind != "symptom")
-        book.errors.push_back(d.file + ":1: " + d.id + ": explains '" + e + "', which is not a symptom");
+        book.errors.push_back(d.file + ":1: " + d.id + ": explains '" + e +
+                              "', which is not a symptom");
     }
     std::vector<const Node*> stack = {&d.conditions};
     for (const auto& s : d.supporting) stack.push_back(&s);
@@ -633,8 +658,8 @@ RuleBook load_rules(const std::vector<RuleFile>& files) {
       for (const auto& [col, facts] : n->columns) {
         if (std::find(t->second.columns.begin(), t->second.columns.end(), col) ==
             t->second.columns.end())
-          book.errors.push_back(d.file + ":" + std::to_string(n->line) + ": " + d.id +
-                                ": table '" + n->table + "' has no column '" + col + "'");
+          book.errors.push_back(d.file + ":" + std::to_string(n->line) + ": " + d.id + ": table '" +
+                                n->table + "' has no column '" + col + "'");
         if (facts.empty())
           book.errors.push_back(d.file + ":" + std::to_string(n->line) + ": " + d.id +
                                 ": column '" + col + "' names no fact");

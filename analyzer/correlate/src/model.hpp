@@ -16,7 +16,7 @@ enum class As { string, version, number };
 // fact value (install.event).
 struct Predicate {
   enum class Subject { value, capture, field } subject = Subject::value;
-  std::string name;                 // capture / field name
+  std::string name;  // capture / field name
   Op op = Op::exists;
   As as = As::string;
   std::vector<std::string> values;  // one value, or several for in / not_in; may hold {bind.x}
@@ -25,15 +25,25 @@ struct Predicate {
 // Something with a time for time_order: hits of signatures, facts, or a bound item.
 struct TimeRef {
   enum class Kind { hit, fact, bound } kind = Kind::hit;
-  std::vector<std::string> names;   // signature ids (hit), fact name glob (fact), bind name
+  std::vector<std::string> names;  // signature ids (hit), fact name glob (fact), bind name
   std::vector<Predicate> where;
 };
 
 struct Node {
   enum class Type {
-    all, any, not_, hit, fact, compare, compat, time_order, series, range_overlap, path
+    all,
+    any,
+    not_,
+    hit,
+    fact,
+    compare,
+    compat,
+    time_order,
+    series,
+    range_overlap,
+    path
   } type = Type::all;
-  int line = 0;          // line in the rule file
+  int line = 0;  // line in the rule file
   double weight = 1.0;
   bool optional = false;  // in an `all`: adds confidence, never blocks
   std::string label;      // what this looks for, in words (shown when it is missing)
@@ -45,22 +55,22 @@ struct Node {
 
   // hit / series: signature ids; fact / range_overlap: fact name glob (may hold {bind.x})
   std::vector<std::string> names;
-  std::string name_matches;         // fact: regex on the fact name
-  bool fold_names = false;          // fact: names compared ignoring case and '-' vs '_'
-  std::vector<Predicate> where;     // hit: captures; fact: value and JSON fields
+  std::string name_matches;      // fact: regex on the fact name
+  bool fold_names = false;       // fact: names compared ignoring case and '-' vs '_'
+  std::vector<Predicate> where;  // hit: captures; fact: value and JSON fields
   int min_count = 1;
-  int max_count = -1;               // -1: no upper bound
+  int max_count = -1;  // -1: no upper bound
 
   // compare
   std::string left, right;
   Op cmp_op = Op::ne;
   As cmp_as = As::string;
-  bool match_all = false;           // every pair must satisfy (default: one pair is enough)
+  bool match_all = false;  // every pair must satisfy (default: one pair is enough)
 
   // compat
   std::string table;
   std::vector<std::pair<std::string, std::vector<std::string>>> columns;  // column -> fact names
-  bool expect_absent = true;        // compat / path: condition holds when absent
+  bool expect_absent = true;  // compat / path: condition holds when absent
 
   // time_order
   TimeRef first, then;
@@ -72,12 +82,12 @@ struct Node {
 
   // range_overlap
   unsigned long long range_lo = 0, range_hi = 0;
-  std::string exclude;              // regex on the mapping's path: owned by the driver
+  std::string exclude;  // regex on the mapping's path: owned by the driver
 
   // path
-  std::vector<std::string> from;    // fact name globs whose values are paths
-  std::string split;                // separator inside a value (':' for PATH-like lists)
-  std::string select;               // regex choosing entries; groups `path`, `version`
+  std::vector<std::string> from;           // fact name globs whose values are paths
+  std::string split;                       // separator inside a value (':' for PATH-like lists)
+  std::string select;                      // regex choosing entries; groups `path`, `version`
   std::vector<std::string> in_facts;       // facts naming present directory roots
   std::vector<std::string> version_facts;  // facts naming present versions
 };
@@ -99,9 +109,9 @@ struct CompatTable {
 };
 
 struct RuleBook {
-  std::vector<Diagnosis> diagnoses;            // sorted by id
+  std::vector<Diagnosis> diagnoses;  // sorted by id
   std::map<std::string, CompatTable> tables;
-  std::vector<std::string> errors;             // "<file>:<line>: <id>: <problem>"
+  std::vector<std::string> errors;  // "<file>:<line>: <id>: <problem>"
 };
 
 // Loads diagnoses/ and compat/ files (others are ignored). Never throws: problems go to errors.

@@ -27,8 +27,8 @@ Regex::Regex(const std::string& pattern) : impl_(std::make_unique<Impl>()) {
   if (impl_->code == nullptr) {
     std::vector<PCRE2_UCHAR> buf(256);
     pcre2_get_error_message(err, buf.data(), buf.size());
-    throw std::runtime_error("bad regex '" + pattern + "': " +
-                             std::string(reinterpret_cast<const char*>(buf.data())) +
+    throw std::runtime_error("bad regex '" + pattern +
+                             "': " + std::string(reinterpret_cast<const char*>(buf.data())) +
                              " at offset " + std::to_string(off));
   }
   impl_->mctx = pcre2_match_context_create(nullptr);
@@ -48,7 +48,9 @@ Regex::Regex(const std::string& pattern) : impl_(std::make_unique<Impl>()) {
 
 Regex::~Regex() = default;
 
-bool Regex::search(std::string_view subject) const { return groups(subject).has_value(); }
+bool Regex::search(std::string_view subject) const {
+  return groups(subject).has_value();
+}
 
 std::optional<std::map<std::string, std::string>> Regex::groups(std::string_view subject) const {
   pcre2_match_data* md = pcre2_match_data_create_from_pattern(impl_->code, nullptr);

@@ -14,9 +14,10 @@ namespace faultline::correlate::detail {
 class Stmt {
  public:
   Stmt(sqlite3* db, std::string_view sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &st_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("SQL prepare: ") + sqlite3_errmsg(db) + " in: " +
-                               std::string(sql));
+    if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &st_, nullptr) !=
+        SQLITE_OK)
+      throw std::runtime_error(std::string("SQL prepare: ") + sqlite3_errmsg(db) +
+                               " in: " + std::string(sql));
   }
   ~Stmt() { sqlite3_finalize(st_); }
   Stmt(const Stmt&) = delete;
@@ -66,12 +67,14 @@ class Stmt {
   [[nodiscard]] std::string str(int c) const {
     const auto* p = sqlite3_column_text(st_, c);
     if (p == nullptr) return {};
-    return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(st_, c)));
   }
   [[nodiscard]] std::string blob(int c) const {
     const void* p = sqlite3_column_blob(st_, c);
     if (p == nullptr) return {};
-    return std::string(static_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+    return std::string(static_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(st_, c)));
   }
 
  private:

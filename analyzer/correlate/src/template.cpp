@@ -9,7 +9,9 @@
 namespace faultline::correlate::detail {
 namespace {
 
-bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 bool name_char(char c) {
   return name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '*' || c == '/' || c == '-';
 }
@@ -79,10 +81,10 @@ std::vector<std::string> alternatives(const std::string& body) {
   return out;
 }
 
-const char* const kFactRoots[] = {"driver", "firmware", "cann",  "torch",   "torch_npu", "torchvision",
-                                  "package", "kernel",  "host",  "env",     "process",   "mount",
-                                  "module",  "fs",      "install", "ulimit", "sysctl",   "npu",
-                                  "probe",   "config",  "args",  "npu_smi", "pci",       "collector"};
+const char* const kFactRoots[] = {
+    "driver", "firmware", "cann",    "torch",  "torch_npu", "torchvision", "package", "kernel",
+    "host",   "env",      "process", "mount",  "module",    "fs",          "install", "ulimit",
+    "sysctl", "npu",      "probe",   "config", "args",      "npu_smi",     "pci",     "collector"};
 
 }  // namespace
 
@@ -96,7 +98,9 @@ std::vector<std::string> placeholders(std::string_view s) {
   return out;
 }
 
-bool has_placeholder(std::string_view s) { return !placeholders(s).empty(); }
+bool has_placeholder(std::string_view s) {
+  return !placeholders(s).empty();
+}
 
 std::string strip_placeholders(std::string_view s) {
   std::string out;

@@ -14,8 +14,12 @@ struct Token {
   std::string text;  // digits without leading zeros for numbers, lower-case word otherwise
 };
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 std::vector<Token> tokenize(std::string_view s) {
   std::vector<Token> out;
@@ -55,7 +59,9 @@ int word_rank(const std::string& w) {
   return 5;
 }
 
-int sign(int c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); }
+int sign(int c) {
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
 
 int cmp_numbers(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
@@ -93,7 +99,9 @@ std::string_view strip_v(std::string_view v) {
 
 }  // namespace
 
-std::string normalize_version(std::string_view v) { return text::to_lower(strip_v(v)); }
+std::string normalize_version(std::string_view v) {
+  return text::to_lower(strip_v(v));
+}
 
 int compare_versions(std::string_view a, std::string_view b) {
   const auto [ma, la] = split_local(strip_v(a));

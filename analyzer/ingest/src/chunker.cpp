@@ -22,9 +22,9 @@ LineChunker::Stats LineChunker::run(MemberReader& reader, const ChunkFn& fn) {
   if (buf_.size() < cap) buf_.resize(cap);
   char* const buf = buf_.data();
 
-  uint64_t off = 0;       // member offset of buf[0]
-  uint32_t line = 1;      // number of the line starting at buf[0]
-  size_t n = 0;           // bytes held in buf
+  uint64_t off = 0;   // member offset of buf[0]
+  uint32_t line = 1;  // number of the line starting at buf[0]
+  size_t n = 0;       // bytes held in buf
   bool eof = false;
   bool discarding = false;  // dropping the tail of a cut line up to its '\n'
 

@@ -26,12 +26,12 @@ bool looks_like_text(std::string_view head);
 
 // The result of cleaning one member name as stored in an archive or on disk.
 struct CleanName {
-  std::string path;      // '/'-separated, relative, valid UTF-8, no "." / "" components
-  bool skip = false;     // ".." component: the member must not be read
-  bool absolute = false; // leading '/' was stripped
-  bool bad_utf8 = false; // invalid UTF-8 replaced by U+FFFD
-  bool control = false;  // control characters replaced by U+FFFD
-  bool too_long = false; // cut at kMaxNameBytes
+  std::string path;       // '/'-separated, relative, valid UTF-8, no "." / "" components
+  bool skip = false;      // ".." component: the member must not be read
+  bool absolute = false;  // leading '/' was stripped
+  bool bad_utf8 = false;  // invalid UTF-8 replaced by U+FFFD
+  bool control = false;   // control characters replaced by U+FFFD
+  bool too_long = false;  // cut at kMaxNameBytes
 };
 inline constexpr size_t kMaxNameBytes = 4096;
 

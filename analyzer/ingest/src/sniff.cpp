@@ -66,12 +66,14 @@ bool looks_like_text(std::string_view head) {
 }
 
 bool compression_magic(std::string_view h) {
-  return starts(h, "\x1F\x8B\x08") ||                          // gzip
-         starts(h, "\x28\xB5\x2F\xFD") ||                      // zstd
-         starts(h, std::string_view("\xFD" "7zXZ\x00", 6)) ||   // xz
-         starts(h, "\x04\x22\x4D\x18") ||                      // lz4 frame
-         starts(h, "LZIP") ||                                    // lzip
-         starts(h, "\x1F\x9D") ||                                // compress (.Z)
+  return starts(h, "\x1F\x8B\x08") ||      // gzip
+         starts(h, "\x28\xB5\x2F\xFD") ||  // zstd
+         starts(h, std::string_view("\xFD"
+                                    "7zXZ\x00",
+                                    6)) ||  // xz
+         starts(h, "\x04\x22\x4D\x18") ||   // lz4 frame
+         starts(h, "LZIP") ||               // lzip
+         starts(h, "\x1F\x9D") ||           // compress (.Z)
          (starts(h, "BZh") && h.size() >= 4 && h[3] >= '1' && h[3] <= '9' &&
           (h.size() < 10 || starts(h.substr(4), "\x31\x41\x59\x26\x53\x59") ||
            starts(h.substr(4), "\x17\x72\x45\x38\x50\x90")));  // bzip2: block or end magic

@@ -29,11 +29,13 @@ using detail::Kind;
 
 namespace {
 
-constexpr size_t kBlock = 1U << 20;   // libarchive callback blocks and drain reads
-constexpr size_t kPeek = 64U << 10;   // bytes sniffed at the start of every stream
+constexpr size_t kBlock = 1U << 20;  // libarchive callback blocks and drain reads
+constexpr size_t kPeek = 64U << 10;  // bytes sniffed at the start of every stream
 constexpr unsigned kMaxDirLevels = 256;
 
-std::string errno_text(int e) { return std::error_code(e, std::generic_category()).message(); }
+std::string errno_text(int e) {
+  return std::error_code(e, std::generic_category()).message();
+}
 
 // Member names and messages are shown as valid UTF-8 without control characters.
 // Text for messages: valid UTF-8, control characters replaced, at most ~kMaxNameBytes (a name
@@ -53,7 +55,9 @@ std::string printable(std::string_view s) {
   return out;
 }
 
-std::string quote(std::string_view s) { return "'" + printable(s) + "'"; }
+std::string quote(std::string_view s) {
+  return "'" + printable(s) + "'";
+}
 
 // Closes a file descriptor on every way out (a visitor may throw).
 class Fd {
@@ -125,7 +129,9 @@ class Source {
   virtual int64_t seek(int64_t /*offset*/, int /*whence*/) { return -1; }
   // Skips some bytes (a block) and returns how many; 0 at the end. Sources that can skip
   // without copying (archive entries, sparse holes) override it.
-  virtual size_t skip_some(std::vector<char>& scratch) { return read(scratch.data(), scratch.size()); }
+  virtual size_t skip_some(std::vector<char>& scratch) {
+    return read(scratch.data(), scratch.size());
+  }
 };
 
 // A file: sequential reads are hashed while hash != nullptr.
@@ -135,8 +141,8 @@ class FdSource final : public Source {
   size_t read(char* buf, size_t n) override {
     if (failed_ || n == 0) return 0;
     for (;;) {
-      const ssize_t r = positional_ ? ::pread(fd_, buf, n, static_cast<off_t>(pos_))
-                                    : ::read(fd_, buf, n);
+      const ssize_t r =
+          positional_ ? ::pread(fd_, buf, n, static_cast<off_t>(pos_)) : ::read(fd_, buf, n);
       if (r < 0) {
         if (errno == EINTR) continue;
         failed_ = true;
@@ -303,9 +309,9 @@ struct Level {
   uint64_t consumed = 0;  // compressed bytes handed to libarchive
   uint64_t produced = 0;  // uncompressed member bytes read out of it
   uint64_t entries = 0;
-  bool dead = false;      // damaged or stopped by the ratio limit: read no further
-  bool input_cut = false; // the enclosing archive stopped feeding it (a limit there)
-  bool compressed = false; // starts with the magic of a compression filter (gzip, zstd, ...)
+  bool dead = false;        // damaged or stopped by the ratio limit: read no further
+  bool input_cut = false;   // the enclosing archive stopped feeding it (a limit there)
+  bool compressed = false;  // starts with the magic of a compression filter (gzip, zstd, ...)
 };
 
 la_ssize_t read_cb(archive* a, void* ctx, const void** out) {
@@ -343,8 +349,8 @@ class Walker {
   // --- used by the sources and readers
   void warn(const std::string& member, const std::string& msg);
   [[nodiscard]] const Limits& limits() const { return lim_; }
-  bool stop = false;       // a bundle-wide limit was reached: read nothing more
-  uint64_t total = 0;      // uncompressed member bytes read (handed + skipped)
+  bool stop = false;   // a bundle-wide limit was reached: read nothing more
+  uint64_t total = 0;  // uncompressed member bytes read (handed + skipped)
   void total_reached(const std::string& member);
   void data_error(Level& L, const std::string& member, la_ssize_t code);
   void ratio_exceeded(Level& L, const std::string& member);
@@ -464,7 +470,8 @@ class EntrySource final : public Source {
     size_t got = 0;
     while (got < n) {
       if (pos_ < blk_off_) {  // hole before the current block
-        const size_t k = static_cast<size_t>(std::min<int64_t>(blk_off_ - pos_, static_cast<int64_t>(n - got)));
+        const size_t k =
+            static_cast<size_t>(std::min<int64_t>(blk_off_ - pos_, static_cast<int64_t>(n - got)));
         std::memset(buf + got, 0, k);
         got += k;
         pos_ += k;
@@ -472,7 +479,8 @@ class EntrySource final : public Source {
       }
       const int64_t in_blk = blk_off_ + static_cast<int64_t>(blk_len_) - pos_;
       if (in_blk > 0) {
-        const size_t k = static_cast<size_t>(std::min<int64_t>(in_blk, static_cast<int64_t>(n - got)));
+        const size_t k =
+            static_cast<size_t>(std::min<int64_t>(in_blk, static_cast<int64_t>(n - got)));
         std::memcpy(buf + got, blk_ + (pos_ - blk_off_), k);
         got += k;
         pos_ += k;
@@ -586,9 +594,8 @@ bool Walker::count_member(const std::string& member) {
   stop = true;
   if (!members_warned_) {
     members_warned_ = true;
-    warn(member, "[members] " + std::to_string(lim_.max_members) +
-                     " members read (max_members): " + quote(member) +
-                     " and the rest of the bundle are not read");
+    warn(member, "[members] " + std::to_string(lim_.max_members) + " members read (max_members): " +
+                     quote(member) + " and the rest of the bundle are not read");
   }
   return false;
 }
@@ -633,8 +640,8 @@ std::string Walker::unique(const std::string& path) {
   do {
     cand = path + " (" + std::to_string(k++) + ")";
   } while (!seen_.insert(cand).second);
-  warn(cand, "[duplicate] another member is already named " + quote(path) + ": this one is read as " +
-                 quote(cand));
+  warn(cand, "[duplicate] another member is already named " + quote(path) +
+                 ": this one is read as " + quote(cand));
   return cand;
 }
 
@@ -788,8 +795,8 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
     const char* nm = archive_entry_pathname(e);
     report_skipped("before " + quote(nm != nullptr ? nm : ""));
     if (over_ratio(L, lim_)) {  // expanded by headers alone
-      ratio_exceeded(L, (L.path.empty() ? std::string() : L.path + "!/") +
-                            printable(nm != nullptr ? nm : ""));
+      ratio_exceeded(
+          L, (L.path.empty() ? std::string() : L.path + "!/") + printable(nm != nullptr ? nm : ""));
       break;
     }
     ++L.entries;
@@ -912,8 +919,8 @@ bool Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
 
 // ---------------------------------------------------------------------------------------------
 
-void Walker::walk_file(Source& src, std::string_view name, const std::string& shown,
-                       bool seekable, FdSource* fd, MemSource* mem) {
+void Walker::walk_file(Source& src, std::string_view name, const std::string& shown, bool seekable,
+                       FdSource* fd, MemSource* mem) {
   bundle_name_ = std::string(name);
   PeekSource ps(src, peek_buf(0));
   const Kind k = detail::sniff(ps.head(), name);
@@ -929,7 +936,8 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
     res_.status = Status::unreadable;
     res_.message = shown +
                    ": not a bundle: neither an archive (tar, zip, gzip, zstd, xz, bzip2, ...) "
-                   "nor text, but binary data (first bytes " + hex + ")";
+                   "nor text, but binary data (first bytes " +
+                   hex + ")";
     drain(ps, false, "");
     return;
   }

@@ -22,7 +22,9 @@ int64_t median(std::vector<int64_t> v) {
   return v[mid];
 }
 
-bool unsynced(const RawTime& t) { return t.year != 0 && t.year < 2000; }
+bool unsynced(const RawTime& t) {
+  return t.year != 0 && t.year < 2000;
+}
 }  // namespace
 
 int64_t naive_ns(const RawTime& t, int year_hint) {
@@ -92,9 +94,11 @@ void observe(HostInputs& in, const Event& e) {
     year = infer_year(t, *in.reference_ns);
   }
   const int64_t wall = naive_ns(t, year);
-  if (t.has_uptime() && in.pairs.size() < kMaxPairs) in.pairs.push_back(Pair{t.clock, wall, t.uptime_ns});
+  if (t.has_uptime() && in.pairs.size() < kMaxPairs)
+    in.pairs.push_back(Pair{t.clock, wall, t.uptime_ns});
   if (in.epoch_pairs.size() < kMaxPairs) {
-    if (const auto ep = epoch_payload_ns(e.message)) in.epoch_pairs.push_back(EpochPair{t.clock, *ep, wall});
+    if (const auto ep = epoch_payload_ns(e.message))
+      in.epoch_pairs.push_back(EpochPair{t.clock, *ep, wall});
   }
 }
 
@@ -114,20 +118,32 @@ ClockModel fit(const HostInputs& in) {
     if (p.wall_naive_ns < kSyncedFloor) continue;
     const int64_t b = p.wall_naive_ns - p.uptime_ns;
     switch (p.clock) {
-      case Clock::host_local: local_boot.push_back(b); break;
+      case Clock::host_local:
+        local_boot.push_back(b);
+        break;
       case Clock::utc:
-      case Clock::epoch: utc_boot.push_back(b); break;
-      case Clock::device_local: dev_boot.push_back(b); break;
-      case Clock::device_syslog: sys_boot.push_back(b); break;
-      default: break;
+      case Clock::epoch:
+        utc_boot.push_back(b);
+        break;
+      case Clock::device_local:
+        dev_boot.push_back(b);
+        break;
+      case Clock::device_syslog:
+        sys_boot.push_back(b);
+        break;
+      default:
+        break;
     }
   }
   for (const EpochPair& p : in.epoch_pairs) {
     if (p.wall_naive_ns < kSyncedFloor) continue;
     const int64_t d = p.epoch_ns - p.wall_naive_ns;
-    if (p.clock == Clock::device_local) dev_epoch.push_back(d);
-    else if (p.clock == Clock::device_syslog) sys_epoch.push_back(d);
-    else if (p.clock == Clock::host_local) host_epoch.push_back(d);
+    if (p.clock == Clock::device_local)
+      dev_epoch.push_back(d);
+    else if (p.clock == Clock::device_syslog)
+      sys_epoch.push_back(d);
+    else if (p.clock == Clock::host_local)
+      host_epoch.push_back(d);
   }
 
   // Host zone: stated, else fitted from two views of the same boot (UTC vs local), else assumed.
@@ -137,9 +153,12 @@ ClockModel fit(const HostInputs& in) {
     m.host_local_method = "zone-stated";
   } else {
     std::optional<int64_t> off;
-    if (!local_boot.empty() && !utc_boot.empty()) off = median(utc_boot) - median(local_boot);
-    else if (!local_boot.empty() && in.boot_time_ns) off = *in.boot_time_ns - median(local_boot);
-    else if (!host_epoch.empty()) off = median(host_epoch);
+    if (!local_boot.empty() && !utc_boot.empty())
+      off = median(utc_boot) - median(local_boot);
+    else if (!local_boot.empty() && in.boot_time_ns)
+      off = *in.boot_time_ns - median(local_boot);
+    else if (!host_epoch.empty())
+      off = median(host_epoch);
     else if (!in.utc_local_pairs.empty()) {
       std::vector<int64_t> d;
       d.reserve(in.utc_local_pairs.size());
@@ -203,9 +222,12 @@ Resolved resolve(const ClockModel& m, const RawTime& t) {
     return m.reference_ns ? infer_year(t, *m.reference_ns) : 0;
   };
   switch (t.clock) {
-    case Clock::none: return r;
-    case Clock::uptime: return boot_relative(m.boot_ns);
-    case Clock::device_uptime: return boot_relative(m.device_boot_ns);
+    case Clock::none:
+      return r;
+    case Clock::uptime:
+      return boot_relative(m.boot_ns);
+    case Clock::device_uptime:
+      return boot_relative(m.device_boot_ns);
     case Clock::utc:
     case Clock::epoch: {
       if (!t.has_civil()) return boot_relative(m.boot_ns);

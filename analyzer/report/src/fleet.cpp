@@ -1,203 +1,844 @@
-// Fleet view over several bundles of one job: per-bundle verdicts, which hosts share which root
-// cause, where versions drift, and which host failed first.
+// Fleet view over the bundles of one job (docs/fleet.md): which host/rank failed first and by which
+// rule, the node's own root cause, clock offsets between hosts, which hosts share which root cause
+// and symptom, where versions drift (minorities highlighted), per-host first errors, and every
+// bundle's verdict (failed ones with the reason). Readable at 1,000+ bundles: summaries and top-N
+// lists in md, every row in json, long lists folded in html. Deterministic bytes.
+#include "faultline/correlate/fleet.hpp"
+
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "faultline/core/time.hpp"
 #include "render.hpp"
 
 namespace faultline::report::detail {
 namespace {
 
 using J = nlohmann::ordered_json;
-
 using HostSet = std::set<std::string>;
+using correlate::FleetLine;
+using correlate::FleetResult;
 
-std::map<std::string, HostSet> causes_of(const std::vector<Report>& rs) {
-  std::map<std::string, HostSet> m;
-  for (const auto& r : rs)
-    for (const auto& f : r.findings)
-      if (f.kind == "root_cause") m[f.id].insert(f.host);
-  return m;
-}
+constexpr size_t kTopBundles = 50;      // md/html: bundles listed one by one
+constexpr size_t kTopHosts = 20;        // md: per-host first errors and offsets listed
+constexpr size_t kHostListChars = 300;  // md cell of a compacted host list
 
-std::map<std::string, std::map<std::string, HostSet>> drift_of(const std::vector<Report>& rs) {
-  std::map<std::string, std::map<std::string, HostSet>> m;
-  const auto& names = version_fact_names();
-  for (const auto& r : rs)
-    for (const auto& f : r.facts)
-      if (std::find(names.begin(), names.end(), f.name) != names.end()) m[f.name][f.value].insert(f.host);
-  return m;
-}
+// ---------------------------------------------------------------------------------------------
+// Loading (light: no evidence rows, no timeline, only version facts)
 
-struct First {
-  const Report* r = nullptr;
-  const TimelineR* t = nullptr;
-  std::optional<int64_t> rank;
+class Q {
+ public:
+  Q(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("report SQL: ") + sqlite3_errmsg(db));
+  }
+  ~Q() { sqlite3_finalize(st_); }
+  Q(const Q&) = delete;
+  Q& operator=(const Q&) = delete;
+  Q& bind(int i, int64_t v) {
+    sqlite3_bind_int64(st_, i, v);
+    return *this;
+  }
+  bool step() {
+    const int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw std::runtime_error(std::string("report SQL: ") + sqlite3_errmsg(db_));
+  }
+  std::string str(int c) const {
+    const auto* p = sqlite3_column_text(st_, c);
+    return p == nullptr ? std::string()
+                        : std::string(reinterpret_cast<const char*>(p),
+                                      static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+  }
+  int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
+  double dbl(int c) const { return sqlite3_column_double(st_, c); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
 };
 
-First first_failure(sqlite3* db, const std::vector<Report>& rs) {
-  First best;
-  for (const auto& r : rs)
-    for (const auto& t : r.timeline) {
-      if (t.role != "first_failure" || !t.time_ns) continue;
-      if (best.t == nullptr || *t.time_ns < *best.t->time_ns ||
-          (*t.time_ns == *best.t->time_ns && t.host < best.t->host)) {
-        best.r = &r;
-        best.t = &t;
-      }
-    }
-  if (best.t != nullptr && db != nullptr) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT e.rank FROM events e JOIN members m ON m.id = e.member_id WHERE "
-                           "m.bundle_id = ? AND m.path = ? AND e.line = ? AND e.rank IS NOT NULL "
-                           "ORDER BY e.id LIMIT 1",
-                           -1, &st, nullptr) == SQLITE_OK) {
-      sqlite3_bind_int64(st, 1, best.r->bundle_id);
-      sqlite3_bind_text(st, 2, best.t->file.c_str(), -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64(st, 3, best.t->line);
-      if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) >= 0) best.rank = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
+Report load_lite(sqlite3* db, int64_t id) {
+  Report r;
+  r.bundle_id = id;
+  {
+    Q st(db, "SELECT path, name, sha256, status, files, bytes FROM bundles WHERE id = ?");
+    st.bind(1, id);
+    if (!st.step()) throw std::runtime_error("no bundle with id " + std::to_string(id));
+    r.path = st.str(0);
+    r.name = st.str(1);
+    r.sha256 = st.str(2);
+    r.status = st.str(3);
+    r.files = st.i64(4);
+    r.bytes = st.i64(5);
   }
-  return best;
+  {
+    std::set<std::string> hosts;
+    Q st(db,
+         "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE "
+         "bundle_id = ?1 UNION "
+         "SELECT host FROM findings WHERE bundle_id = ?1");
+    st.bind(1, id);
+    while (st.step())
+      if (!st.str(0).empty()) hosts.insert(st.str(0));
+    r.hosts.assign(hosts.begin(), hosts.end());
+  }
+  {
+    Q st(db,
+         "SELECT finding, kind, severity, confidence, host, title, rank, COALESCE(explained_by, "
+         "''), explains "
+         "FROM findings WHERE bundle_id = ? ORDER BY rank, host, finding, id");
+    st.bind(1, id);
+    while (st.step()) {
+      FindingR f;
+      f.id = st.str(0);
+      f.kind = st.str(1);
+      f.severity = st.str(2);
+      f.confidence = st.dbl(3);
+      f.host = st.str(4);
+      f.title = st.str(5);
+      f.rank = static_cast<int>(st.i64(6));
+      f.explained_by = st.str(7);
+      const auto j = nlohmann::json::parse(st.str(8), nullptr, false);
+      if (j.is_array())
+        for (const auto& x : j)
+          if (x.is_string()) f.explains.push_back(x.get<std::string>());
+      r.findings.push_back(std::move(f));
+    }
+  }
+  {
+    std::string in;
+    for (const auto& n : version_fact_names()) in += (in.empty() ? "'" : ",'") + n + "'";
+    const std::string sql =
+        "SELECT host, name, value FROM facts WHERE bundle_id = ? AND name IN (" + in +
+        ") ORDER BY host, name, value, id";
+    Q st(db, sql.c_str());
+    st.bind(1, id);
+    while (st.step()) r.facts.push_back({st.str(0), st.str(1), st.str(2), "", 0});
+  }
+  {
+    Q st(db,
+         "SELECT member, message FROM warnings WHERE bundle_id = ? AND member = '' ORDER BY "
+         "message, id LIMIT 5");
+    st.bind(1, id);
+    while (st.step()) r.warnings.push_back({st.str(0), st.str(1)});
+  }
+  {
+    // error-level signature hits no finding cites, by signature (as the bundle report counts them)
+    Q st(db,
+         "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings "
+         "f "
+         "ON f.id = fe.finding_id WHERE f.bundle_id = ?1) "
+         "SELECT h.signature, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN "
+         "members m "
+         "ON m.id = e.member_id WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT "
+         "1 FROM cited c "
+         "WHERE c.member = m.path AND c.line = e.line) GROUP BY h.signature ORDER BY COUNT(*) "
+         "DESC, h.signature");
+    st.bind(1, id);
+    while (st.step()) {
+      Unclassified u;
+      u.signature = st.str(0);
+      u.count = st.i64(1);
+      r.unclassified.push_back(std::move(u));
+    }
+  }
+  return r;
 }
 
-std::string join(const HostSet& s) {
+struct View {
+  std::vector<Report> bundles;  // analysed and failed, sorted by path
+  FleetResult fleet;
+  HostSet hosts;
+  size_t failed = 0;
+  std::map<std::string, HostSet> causes, symptoms, unexplained;
+  struct Drift {
+    std::map<std::string, HostSet> values;  // value -> hosts
+    std::string majority;
+  };
+  std::map<std::string, Drift> drift;          // drifting facts only
+  std::map<std::string, std::string> uniform;  // facts with one value on every host that has them
+};
+
+bool failed(const Report& r) {
+  return r.status.rfind("failed", 0) == 0;
+}
+
+View build(sqlite3* db, const std::vector<int64_t>& ids) {
+  View v;
+  if (auto stored = correlate::load_fleet(db, ids))
+    v.fleet = std::move(*stored);
+  else
+    v.fleet = correlate::analyze_fleet(db, ids);
+  std::set<int64_t> all(ids.begin(), ids.end());
+  all.insert(v.fleet.failed_ids.begin(), v.fleet.failed_ids.end());
+  for (int64_t id : all) v.bundles.push_back(load_lite(db, id));
+  std::stable_sort(v.bundles.begin(), v.bundles.end(), [](const Report& a, const Report& b) {
+    return a.path != b.path ? a.path < b.path : a.sha256 < b.sha256;
+  });
+  std::map<std::string, std::map<std::string, std::set<std::string>>>
+      per_fact;  // fact -> host -> values
+  for (const auto& r : v.bundles) {
+    if (failed(r)) {
+      ++v.failed;
+      continue;
+    }
+    v.hosts.insert(r.hosts.begin(), r.hosts.end());
+    for (const auto& f : r.findings) {
+      if (f.kind == "root_cause") {
+        v.causes[f.id].insert(f.host);
+      } else {
+        v.symptoms[f.id].insert(f.host);
+        if (f.explained_by.empty()) v.unexplained[f.id].insert(f.host);
+      }
+    }
+    for (const auto& f : r.facts) per_fact[f.name][f.host].insert(f.value);
+  }
+  for (const auto& [name, hosts] : per_fact) {
+    std::set<std::set<std::string>> sets;
+    for (const auto& [h, vals] : hosts) sets.insert(vals);
+    if (sets.size() < 2) {
+      std::string val;
+      for (const auto& x : *sets.begin()) val += (val.empty() ? "" : ", ") + x;
+      v.uniform[name] = val;
+      continue;
+    }
+    auto& d = v.drift[name];
+    for (const auto& [h, vals] : hosts)
+      for (const auto& x : vals) d.values[x].insert(h);
+    size_t best = 0;
+    for (const auto& [val, hs] : d.values)
+      if (hs.size() > best) {
+        best = hs.size();
+        d.majority = val;
+      }
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers
+
+// "node01".."node08" without node05 -> "node[01-04,06-08]": readable host lists at scale.
+std::string compact(const HostSet& hosts) {
+  std::map<std::pair<std::string, size_t>, std::vector<std::pair<long long, std::string>>> groups;
+  std::vector<std::string> plain;
+  for (const auto& h : hosts) {
+    size_t i = h.size();
+    while (i > 0 && std::isdigit(static_cast<unsigned char>(h[i - 1]))) --i;
+    const size_t nd = h.size() - i;
+    if (nd == 0 || nd > 12) {
+      plain.push_back(h);
+      continue;
+    }
+    groups[{h.substr(0, i), nd}].push_back({std::stoll(h.substr(i)), h.substr(i)});
+  }
+  std::vector<std::string> parts;
+  for (auto& [key, nums] : groups) {
+    std::sort(nums.begin(), nums.end());
+    if (nums.size() == 1) {
+      parts.push_back(key.first + nums.front().second);
+      continue;
+    }
+    std::string ranges;
+    for (size_t a = 0; a < nums.size();) {
+      size_t b = a;
+      while (b + 1 < nums.size() && nums[b + 1].first == nums[b].first + 1) ++b;
+      ranges += (ranges.empty() ? "" : ",") + nums[a].second + (b > a ? "-" + nums[b].second : "");
+      a = b + 1;
+    }
+    parts.push_back(key.first + "[" + ranges + "]");
+  }
+  parts.insert(parts.end(), plain.begin(), plain.end());
+  std::sort(parts.begin(), parts.end());
   std::string o;
-  for (const auto& h : s) o += (o.empty() ? "" : ", ") + h;
+  for (const auto& p : parts) o += (o.empty() ? "" : ", ") + p;
   return o;
 }
 
-std::string md_cell(std::string s) {
+std::string bounded(std::string s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "…";
+}
+
+std::string md_cell(std::string s, size_t max = 200) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n' || c == '\r') o += ' ';
-    else o.push_back(c);
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r' || c == '\t')
+      o += ' ';
+    else
+      o.push_back(c);
   }
-  return o.size() > 200 ? o.substr(0, 200) + "…" : o;
+  return bounded(o, max);
+}
+
+std::string code(const std::string& s) {
+  size_t run = 0, best = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  const std::string fence(best + 1, '`');
+  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  return fence + (pad ? " " : "") + s + (pad ? " " : "") + fence;
+}
+
+void md_block(std::ostringstream& o, const std::string& text) {
+  size_t run = 0, best = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  const std::string fence(std::max<size_t>(3, best + 1), '`');
+  o << fence << "text\n"
+    << text << (text.empty() || text.back() != '\n' ? "\n" : "") << fence << "\n";
+}
+
+std::string offset_text(const std::optional<int64_t>& ns) {
+  if (!ns) return "unknown";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%+.3f s", static_cast<double>(*ns) / 1e9);
+  return buf;
+}
+
+std::string spread_text(const std::optional<int64_t>& ns) {
+  if (!ns) return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(*ns) / 1e9);
+  return buf;
+}
+
+std::string who(const correlate::FleetFirstFailure& f) {
+  std::string s = f.host.empty() ? "(no bundle of the fleet)" : f.host;
+  if (f.rank) s += ", rank " + std::to_string(*f.rank);
+  if (f.device) s += ", device " + std::to_string(*f.device);
+  if (!f.ip.empty()) s += ", " + f.ip;
+  return s;
+}
+
+std::vector<const correlate::FleetHost*> hosts_by_first(const FleetResult& f) {
+  std::vector<const correlate::FleetHost*> v;
+  for (const auto& h : f.hosts)
+    if (h.first_fleet_ns) v.push_back(&h);
+  std::sort(v.begin(), v.end(), [](const auto* a, const auto* b) {
+    return *a->first_fleet_ns != *b->first_fleet_ns ? *a->first_fleet_ns < *b->first_fleet_ns
+                                                    : a->host < b->host;
+  });
+  return v;
+}
+
+bool noteworthy(const Report& r) {
+  if (failed(r)) return true;
+  for (const auto& f : r.findings)
+    if (f.kind == "root_cause" || f.explained_by.empty()) return true;
+  return false;
+}
+
+std::string failure_reason(const Report& r) {
+  if (!r.warnings.empty()) return r.warnings.front().message;
+  const auto p = r.status.find(':');
+  return p == std::string::npos ? r.status : r.status.substr(p + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+J line_json(const FleetLine& l) {
+  return J{{"host", l.host},
+           {"file", l.file},
+           {"line", l.line},
+           {"time", l.time_ns ? J(fmt_time(l.time_ns)) : J(nullptr)},
+           {"time_quality", l.quality},
+           {"text", l.text},
+           {"signature", l.signature.empty() ? J(nullptr) : J(l.signature)},
+           {"finding", l.finding.empty() ? J(nullptr) : J(l.finding)},
+           {"role", l.role}};
+}
+
+J hosts_json(const HostSet& s) {
+  return J(std::vector<std::string>(s.begin(), s.end()));
 }
 
 }  // namespace
 
-std::string render_fleet_md(const std::vector<Report>& rs) {
-  std::ostringstream o;
-  HostSet hosts, with_cause;
-  for (const auto& r : rs) {
-    hosts.insert(r.hosts.begin(), r.hosts.end());
-    for (const auto& f : r.findings)
-      if (f.kind == "root_cause") with_cause.insert(f.host);
-  }
-  o << "# faultline fleet report\n\n" << rs.size() << " bundles, " << hosts.size() << " hosts, "
-    << with_cause.size() << " with a root cause.\n\n## Bundles\n\n| bundle | hosts | verdict |\n|---|---|---|\n";
-  for (const auto& r : rs) {
-    std::string h;
-    for (const auto& x : r.hosts) h += (h.empty() ? "" : ", ") + x;
-    o << "| `" << md_cell(r.path) << "` | " << md_cell(h) << " | " << md_cell(verdict(r)) << " |\n";
-  }
-  o << "\n## Causes\n\n";
-  const auto causes = causes_of(rs);
-  if (causes.empty()) o << "No root cause on any host.\n";
-  else {
-    o << "| root cause | hosts | count |\n|---|---|---|\n";
-    for (const auto& [id, hs] : causes) o << "| `" << id << "` | " << md_cell(join(hs)) << " | " << hs.size() << " |\n";
-  }
-  o << "\n## Version drift\n\n";
-  const auto drift = drift_of(rs);
-  bool any = false;
-  for (const auto& [name, values] : drift) {
-    if (values.size() < 2) continue;
-    if (!any) o << "| fact | value | hosts |\n|---|---|---|\n";
-    any = true;
-    for (const auto& [v, hs] : values) o << "| `" << name << "` | " << md_cell(v) << " | " << md_cell(join(hs)) << " |\n";
-  }
-  if (!any) o << "No drift: every version fact has one value across the fleet.\n";
-  o << "\n## First failure\n\n";
-  const auto first = first_failure(nullptr, rs);
-  if (first.t == nullptr) o << "No timed first failure.\n";
-  else
-    o << "- host `" << first.t->host << "` at " << fmt_time(first.t->time_ns) << " (" << first.t->quality
-      << "), `" << loc(first.t->file, first.t->line) << "`"
-      << (first.t->finding.empty() ? "" : " (" + first.t->finding + ")") << "\n\n```text\n" << first.t->text
-      << "\n```\n";
-  return o.str();
-}
-
-std::string render_fleet_json(sqlite3* db, const std::vector<Report>& rs) {
+std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
+  const View v = build(db, ids);
+  const auto& f = v.fleet;
   J j;
   j["schema_version"] = 1;
   j["faultline_version"] = kFaultlineVersion();
+  size_t with_cause = 0;
+  {
+    HostSet hc;
+    for (const auto& [id, hs] : v.causes) hc.insert(hs.begin(), hs.end());
+    with_cause = hc.size();
+  }
+  j["summary"] = J{{"bundles", v.bundles.size()},
+                   {"analysed", v.bundles.size() - v.failed},
+                   {"failed", v.failed},
+                   {"hosts", v.hosts.size()},
+                   {"hosts_with_root_cause", with_cause}};
   j["bundles"] = J::array();
-  for (const auto& r : rs) {
+  for (const auto& r : v.bundles) {
     J b = bundle_json(r);
+    if (failed(r)) {
+      b["status"] = "failed";
+      b["error"] = failure_reason(r);
+      b["verdict"] = "Not analysed: " + failure_reason(r);
+      j["bundles"].push_back(std::move(b));
+      continue;
+    }
     b["verdict"] = verdict(r);
-    b["unclassified"] = J::object();  // signature -> error-level lines no finding cites
+    b["unclassified"] = J::object();
     for (const auto& u : r.unclassified) b["unclassified"][u.signature] = u.count;
     b["root_causes"] = J::array();
     b["symptoms"] = J::array();
-    for (const auto& f : r.findings) {
-      if (f.kind == "root_cause")
-        b["root_causes"].push_back(J{{"id", f.id}, {"host", f.host}, {"confidence", std::stod(fmt_conf(f.confidence))}});
+    for (const auto& x : r.findings) {
+      if (x.kind == "root_cause")
+        b["root_causes"].push_back(
+            J{{"id", x.id}, {"host", x.host}, {"confidence", std::stod(fmt_conf(x.confidence))}});
       else
-        b["symptoms"].push_back(J{{"id", f.id}, {"host", f.host},
-                                  {"explained_by", f.explained_by.empty() ? J(nullptr) : J(f.explained_by)}});
+        b["symptoms"].push_back(
+            J{{"id", x.id},
+              {"host", x.host},
+              {"explained_by", x.explained_by.empty() ? J(nullptr) : J(x.explained_by)}});
     }
     j["bundles"].push_back(std::move(b));
   }
   j["causes"] = J::object();
-  for (const auto& [id, hs] : causes_of(rs)) j["causes"][id] = std::vector<std::string>(hs.begin(), hs.end());
-  j["drift"] = J::object();
-  for (const auto& [name, values] : drift_of(rs)) {
-    J v = J::object();
-    for (const auto& [val, hs] : values) v[val] = std::vector<std::string>(hs.begin(), hs.end());
-    j["drift"][name] = std::move(v);
+  for (const auto& [id, hs] : v.causes) j["causes"][id] = hosts_json(hs);
+  j["symptoms"] = J::object();  // added: symptom -> hosts (unexplained on the node itself)
+  for (const auto& [id, hs] : v.symptoms) {
+    auto it = v.unexplained.find(id);
+    j["symptoms"][id] =
+        J{{"hosts", hosts_json(hs)},
+          {"unexplained_on_node", it == v.unexplained.end() ? J::array() : hosts_json(it->second)}};
   }
-  const auto first = first_failure(db, rs);
-  if (first.t == nullptr) {
+  j["drift"] = J::object();
+  j["drift_majority"] = J::object();  // added: the value most hosts have, per drifting fact
+  for (const auto& [name, d] : v.drift) {
+    J x = J::object();
+    for (const auto& [val, hs] : d.values) x[val] = hosts_json(hs);
+    j["drift"][name] = std::move(x);
+    j["drift_majority"][name] = d.majority;
+  }
+  j["versions"] = J::object();  // added: facts with one value on every host
+  for (const auto& [name, val] : v.uniform) j["versions"][name] = val;
+  if (!f.first_failure) {
     j["first_failure"] = nullptr;
   } else {
-    J ev{{"file", first.t->file}, {"line", first.t->line}, {"text", first.t->text},
-         {"signature", first.t->signature.empty() ? J(nullptr) : J(first.t->signature)},
-         {"finding", first.t->finding.empty() ? J(nullptr) : J(first.t->finding)}};
-    j["first_failure"] = J{{"host", first.t->host},
-                           {"rank", first.rank ? J(*first.rank) : J(nullptr)},
-                           {"time", fmt_time(first.t->time_ns)},
-                           {"time_quality", first.t->quality},
-                           {"evidence", std::move(ev)}};
+    const auto& ff = *f.first_failure;
+    J ev = ff.evidence.empty() ? J(nullptr) : line_json(ff.evidence.front());
+    J lines = J::array();
+    for (const auto& l : ff.evidence) lines.push_back(line_json(l));
+    j["first_failure"] =
+        J{{"host", ff.host.empty() ? J(nullptr) : J(ff.host)},
+          {"rank", ff.rank ? J(*ff.rank) : J(nullptr)},
+          {"time", ff.time_ns ? J(fmt_time(ff.time_ns)) : J(nullptr)},
+          {"time_quality", ff.quality},
+          {"evidence", std::move(ev)},
+          {"device", ff.device ? J(*ff.device) : J(nullptr)},
+          {"ip", ff.ip.empty() ? J(nullptr) : J(ff.ip)},
+          {"group", ff.group.empty() ? J(nullptr) : J(ff.group)},
+          {"fleet_time", ff.fleet_ns ? J(fmt_time(ff.fleet_ns)) : J(nullptr)},
+          {"rule", ff.rule},
+          {"rule_text", ff.rule_text},
+          {"confidence", std::stod(fmt_conf(ff.confidence))},
+          {"summary", ff.summary},
+          {"root_cause", ff.root_cause.empty()
+                             ? J(nullptr)
+                             : J{{"id", ff.root_cause},
+                                 {"title", ff.root_cause_title},
+                                 {"confidence", std::stod(fmt_conf(ff.root_cause_confidence))}}},
+          {"explains", J{{"hosts", ff.explains_hosts}, {"symptoms", ff.explains_symptoms}}},
+          {"evidence_lines", std::move(lines)}};
   }
+  j["suspects"] = J::array();
+  for (const auto& s : f.suspects)
+    j["suspects"].push_back(J{{"host", s.host.empty() ? J(nullptr) : J(s.host)},
+                              {"rank", s.rank ? J(*s.rank) : J(nullptr)},
+                              {"rule", s.rule},
+                              {"detail", s.detail}});
+  J clock = J::object();
+  clock["reference"] = f.reference.empty() ? J(nullptr) : J(f.reference);
+  clock["offsets"] = J::array();
+  for (const auto& h : f.hosts) {
+    if (!h.offset_ns) continue;
+    clock["offsets"].push_back(
+        J{{"host", h.host},
+          {"offset_s", static_cast<double>(*h.offset_ns) / 1e9},
+          {"events", h.offset_events},
+          {"spread_s",
+           h.offset_spread_ns ? J(static_cast<double>(*h.offset_spread_ns) / 1e9) : J(nullptr)},
+          {"method", h.offset_method},
+          {"applied", h.offset_applied}});
+  }
+  j["clock"] = std::move(clock);
+  j["hccl"] = J{{"exec_timeout_s", f.exec_timeout_s},
+                {"connect_timeout_s", f.connect_timeout_s},
+                {"source", f.timeouts_source}};
+  j["hosts"] = J::array();
+  for (const auto& h : f.hosts) {
+    J ips = J::array();
+    for (const auto& ip : h.ips) ips.push_back(J{{"ip", ip.ip}, {"source", ip.source}});
+    j["hosts"].push_back(
+        J{{"host", h.host},
+          {"ips", std::move(ips)},
+          {"ranks", h.ranks},
+          {"hccl_errors", h.hccl_errors},
+          {"silent", h.silent},
+          {"first_error", h.first ? line_json(*h.first) : J(nullptr)},
+          {"first_error_fleet_time", h.first_fleet_ns ? J(fmt_time(h.first_fleet_ns)) : J(nullptr)},
+          {"first_error_class", h.first_class.empty() ? J(nullptr) : J(h.first_class)}});
+  }
+  j["notes"] = f.notes;
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string render_fleet_html(sqlite3* /*db*/, const std::vector<Report>& rs) {
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
+  const View v = build(db, ids);
+  const auto& f = v.fleet;
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>faultline fleet</title>\n"
-    << "<style>body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:24px auto;padding:0 16px}"
-    << "table{border-collapse:collapse}td,th{border:1px solid #d6dae3;padding:3px 8px;text-align:left;vertical-align:top}"
-    << "th{background:#eef1f6}code{font:12.5px ui-monospace,monospace}</style>\n</head>\n<body>\n"
-    << "<h1>faultline fleet report</h1>\n<h2>Bundles</h2>\n<table><tr><th>bundle</th><th>hosts</th><th>verdict</th></tr>\n";
-  for (const auto& r : rs) {
+  HostSet with_cause;
+  for (const auto& [id, hs] : v.causes) with_cause.insert(hs.begin(), hs.end());
+  o << "# faultline fleet report\n\n" << v.bundles.size() << " bundles";
+  if (v.failed > 0) o << " (" << v.failed << " could not be read)";
+  o << ", " << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.\n\n";
+
+  o << "## First failure\n\n";
+  if (!f.first_failure) {
+    o << "No timed first failure.\n\n";
+  } else {
+    const auto& ff = *f.first_failure;
+    o << "**" << md_cell(who(ff), 300) << "**";
+    if (ff.time_ns) o << " at " << fmt_time(ff.time_ns) << " (" << ff.quality << ")";
+    o << " · rule `" << ff.rule << "` · confidence " << fmt_conf(ff.confidence) << "\n\n";
+    o << ff.summary << "\n\n";
+    o << "- Rule of inference: " << ff.rule_text << "\n";
+    if (!ff.root_cause.empty())
+      o << "- Node root cause: `" << ff.root_cause << "`: " << ff.root_cause_title
+        << " (confidence " << fmt_conf(ff.root_cause_confidence) << ")\n";
+    else
+      o << "- Node root cause: none of the catalog fired on "
+        << (ff.host.empty() ? "that node" : ff.host) << "\n";
+    if (!ff.explains_hosts.empty()) {
+      HostSet hs(ff.explains_hosts.begin(), ff.explains_hosts.end());
+      o << "- Explains: ";
+      for (size_t i = 0; i < ff.explains_symptoms.size(); ++i)
+        o << (i ? ", " : "") << "`" << ff.explains_symptoms[i] << "`";
+      o << (ff.explains_symptoms.empty() ? "the collective errors" : "") << " on " << hs.size()
+        << " other host(s): " << bounded(compact(hs), kHostListChars) << "\n";
+    }
+    if (!ff.group.empty()) o << "- Communicator: `" << md_cell(ff.group) << "`\n";
+    o << "- HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT "
+      << f.connect_timeout_s << " s (" << f.timeouts_source << ")\n";
+    if (ff.fleet_ns && ff.time_ns && *ff.fleet_ns != *ff.time_ns)
+      o << "- In the reference clock (" << f.reference << "): " << fmt_time(ff.fleet_ns) << "\n";
+    o << "\n### Evidence\n\n";
+    for (const auto& l : ff.evidence) {
+      o << "- " << l.role << " · `" << md_cell(l.host) << "` · " << code(loc(l.file, l.line));
+      if (l.time_ns) o << " · " << fmt_time(l.time_ns);
+      if (!l.signature.empty()) o << " · " << code(l.signature);
+      o << "\n\n";
+      md_block(o, l.text);
+      o << "\n";
+    }
+  }
+  if (!f.suspects.empty()) {
+    o << "### Other suspects\n\n| host | rank | rule | detail |\n|---|---|---|---|\n";
+    for (const auto& s : f.suspects)
+      o << "| " << md_cell(s.host) << " | " << (s.rank ? std::to_string(*s.rank) : "") << " | `"
+        << s.rule << "` | " << md_cell(s.detail, 400) << " |\n";
+    o << "\n";
+  }
+
+  o << "## Clock offsets\n\n";
+  {
+    std::vector<const correlate::FleetHost*> rows;
+    for (const auto& h : f.hosts)
+      if (h.offset_ns) rows.push_back(&h);
+    if (rows.empty()) {
+      o << "No event shared by two hosts: cross-host order uses each host's own clock.\n\n";
+    } else {
+      o << "Offsets of each host clock against `" << f.reference
+        << "`, from events every node logged (docs/fleet.md); "
+        << "offsets of 2 s or more are removed before ordering first errors.\n\n";
+      std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+        return std::llabs(*a->offset_ns) > std::llabs(*b->offset_ns);
+      });
+      o << "| host | offset | shared events | spread | from | applied "
+           "|\n|---|---|---|---|---|---|\n";
+      for (size_t i = 0; i < rows.size() && i < kTopHosts; ++i) {
+        const auto* h = rows[i];
+        o << "| " << md_cell(h->host) << " | " << offset_text(h->offset_ns) << " | "
+          << h->offset_events << " | " << spread_text(h->offset_spread_ns) << " | "
+          << md_cell(h->offset_method) << " | " << (h->offset_applied ? "yes" : "no") << " |\n";
+      }
+      if (rows.size() > kTopHosts)
+        o << "\n"
+          << rows.size() - kTopHosts << " more hosts with smaller offsets (json: clock.offsets).\n";
+      o << "\n";
+    }
+  }
+
+  o << "## Causes\n\n";
+  if (v.causes.empty()) {
+    o << "No root cause on any host.\n\n";
+  } else {
+    o << "| root cause | hosts | count |\n|---|---|---|\n";
+    for (const auto& [id, hs] : v.causes)
+      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
+        << " |\n";
+    o << "\n";
+  }
+  if (!v.symptoms.empty()) {
+    o << "## Symptoms\n\n| symptom | hosts | count | unexplained on the node "
+         "|\n|---|---|---|---|\n";
+    for (const auto& [id, hs] : v.symptoms) {
+      auto it = v.unexplained.find(id);
+      const size_t un = it == v.unexplained.end() ? 0 : it->second.size();
+      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
+        << " | " << un;
+      if (un > 0 && f.first_failure && !f.first_failure->host.empty())
+        o << " (fleet: first failure " << f.first_failure->host << ")";
+      o << " |\n";
+    }
+    o << "\n";
+  }
+
+  o << "## Version drift\n\n";
+  if (v.drift.empty()) {
+    o << "No drift: every version fact has one value across the fleet.\n\n";
+  } else {
+    o << "| fact | value | hosts | count |\n|---|---|---|---|\n";
+    for (const auto& [name, d] : v.drift)
+      for (const auto& [val, hs] : d.values) {
+        const bool minority = val != d.majority;
+        o << "| `" << name << "` | "
+          << (minority ? "**" + md_cell(val) + "** (minority)" : md_cell(val)) << " | "
+          << md_cell(compact(hs), kHostListChars) << " | " << hs.size() << " |\n";
+      }
+    o << "\n";
+  }
+  if (!v.uniform.empty()) {
+    o << "Same on every host: ";
+    bool first = true;
+    for (const auto& [name, val] : v.uniform) {
+      o << (first ? "" : ", ") << "`" << name << "` " << md_cell(val, 80);
+      first = false;
+    }
+    o << ".\n\n";
+  }
+
+  const auto firsts = hosts_by_first(f);
+  if (!firsts.empty()) {
+    o << "## First errors per host\n\nEarliest first, in the reference clock.\n\n"
+      << "| host | time (fleet) | class | signature | where |\n|---|---|---|---|---|\n";
+    for (size_t i = 0; i < firsts.size() && i < kTopHosts; ++i) {
+      const auto* h = firsts[i];
+      o << "| " << md_cell(h->host) << " | " << fmt_time(h->first_fleet_ns) << " | "
+        << h->first_class << " | `" << md_cell(h->first->signature) << "` | "
+        << code(loc(h->first->file, h->first->line)) << " |\n";
+    }
+    if (firsts.size() > kTopHosts)
+      o << "\n" << firsts.size() - kTopHosts << " more hosts (json: hosts).\n";
+    o << "\n";
+  }
+
+  o << "## Bundles\n\n";
+  {
+    std::vector<const Report*> shown;
+    size_t quiet = 0;
+    for (const auto& r : v.bundles) {
+      if (v.bundles.size() <= kTopBundles || (noteworthy(r) && shown.size() < kTopBundles))
+        shown.push_back(&r);
+      else
+        ++quiet;
+    }
+    o << "| bundle | hosts | verdict |\n|---|---|---|\n";
+    for (const auto* r : shown) {
+      std::string h;
+      for (const auto& x : r->hosts) h += (h.empty() ? "" : ", ") + x;
+      o << "| `" << md_cell(r->path) << "` | " << md_cell(h) << " | "
+        << md_cell(failed(*r) ? "NOT ANALYSED: " + failure_reason(*r) : verdict(*r), 400) << " |\n";
+    }
+    if (quiet > 0) o << "\n" << quiet << " more bundles not listed (json: bundles).\n";
+    o << "\n";
+  }
+  if (!f.notes.empty()) {
+    o << "## Notes\n\n";
+    for (const auto& n : f.notes) o << "- " << n << "\n";
+    o << "\n";
+  }
+  return o.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML
+
+std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
+  const View v = build(db, ids);
+  const auto& f = v.fleet;
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>faultline "
+       "fleet</title>\n"
+    << "<style>body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:24px "
+       "auto;padding:0 16px;color:#1d2330}"
+    << "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d6dae3;padding:3px "
+       "8px;text-align:left;vertical-align:top}"
+    << "th{background:#eef1f6}code{font:12.5px ui-monospace,monospace}"
+    << "pre{background:#f4f6fa;border:1px solid #e1e5ee;padding:6px "
+       "8px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}"
+    << ".first{font-size:16px;padding:10px 14px;border-left:6px solid #b3261e;background:#fdf0ef}"
+    << ".minority{background:#fff4ec;font-weight:600}details>summary{cursor:pointer;font-weight:"
+       "600;margin:6px 0}"
+    << ".muted{color:#6b7385}</style>\n</head>\n<body>\n<h1>faultline fleet report</h1>\n";
+  HostSet with_cause;
+  for (const auto& [id, hs] : v.causes) with_cause.insert(hs.begin(), hs.end());
+  o << "<p>" << v.bundles.size() << " bundles"
+    << (v.failed ? " (" + std::to_string(v.failed) + " could not be read)" : "") << ", "
+    << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.</p>\n";
+
+  o << "<h2>First failure</h2>\n";
+  if (!f.first_failure) {
+    o << "<p>No timed first failure.</p>\n";
+  } else {
+    const auto& ff = *f.first_failure;
+    o << "<div class=\"first\"><b>" << html(who(ff)) << "</b>"
+      << (ff.time_ns ? " at " + html(fmt_time(ff.time_ns)) + " (" + html(ff.quality) + ")" : "")
+      << " &middot; rule <code>" << html(ff.rule) << "</code> &middot; confidence "
+      << fmt_conf(ff.confidence) << "<br>" << html(ff.summary) << "</div>\n<ul>\n"
+      << "<li>Rule of inference: " << html(ff.rule_text) << "</li>\n";
+    if (!ff.root_cause.empty())
+      o << "<li>Node root cause: <code>" << html(ff.root_cause)
+        << "</code>: " << html(ff.root_cause_title) << " (confidence "
+        << fmt_conf(ff.root_cause_confidence) << ")</li>\n";
+    if (!ff.explains_hosts.empty())
+      o << "<li>Explains the collective errors on " << ff.explains_hosts.size()
+        << " other host(s): "
+        << html(compact(HostSet(ff.explains_hosts.begin(), ff.explains_hosts.end()))) << "</li>\n";
+    if (!ff.group.empty()) o << "<li>Communicator: <code>" << html(ff.group) << "</code></li>\n";
+    o << "<li>HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT "
+      << f.connect_timeout_s << " s (" << html(f.timeouts_source) << ")</li>\n</ul>\n";
+    o << "<details open><summary>Evidence (" << ff.evidence.size() << ")</summary>\n";
+    for (const auto& l : ff.evidence)
+      o << "<div><span class=\"muted\">" << html(l.role) << "</span> <code>" << html(l.host)
+        << "</code> <code>" << html(loc(l.file, l.line)) << "</code> " << html(fmt_time(l.time_ns))
+        << (l.signature.empty() ? "" : " <code>" + html(l.signature) + "</code>") << "<pre>"
+        << html(l.text) << "</pre></div>\n";
+    o << "</details>\n";
+  }
+  if (!f.suspects.empty()) {
+    o << "<details><summary>Other suspects (" << f.suspects.size()
+      << ")</summary><table><tr><th>host</th><th>rank</th>"
+      << "<th>rule</th><th>detail</th></tr>\n";
+    for (const auto& s : f.suspects)
+      o << "<tr><td>" << html(s.host) << "</td><td>" << (s.rank ? std::to_string(*s.rank) : "")
+        << "</td><td><code>" << html(s.rule) << "</code></td><td>" << html(s.detail)
+        << "</td></tr>\n";
+    o << "</table></details>\n";
+  }
+
+  o << "<h2>Clock offsets</h2>\n";
+  {
+    size_t n = 0;
+    for (const auto& h : f.hosts) n += h.offset_ns ? 1 : 0;
+    if (n == 0) {
+      o << "<p>No event shared by two hosts: cross-host order uses each host's own clock.</p>\n";
+    } else {
+      o << "<p>Against <code>" << html(f.reference)
+        << "</code>; offsets of 2 s or more are removed before ordering.</p>\n"
+        << "<details" << (n <= kTopHosts ? " open" : "") << "><summary>" << n
+        << " hosts</summary><table><tr><th>host</th>"
+        << "<th>offset</th><th>shared "
+           "events</th><th>spread</th><th>from</th><th>applied</th></tr>\n";
+      for (const auto& h : f.hosts) {
+        if (!h.offset_ns) continue;
+        o << "<tr" << (h.offset_applied ? " class=\"minority\"" : "") << "><td>" << html(h.host)
+          << "</td><td>" << html(offset_text(h.offset_ns)) << "</td><td>" << h.offset_events
+          << "</td><td>" << html(spread_text(h.offset_spread_ns)) << "</td><td>"
+          << html(h.offset_method) << "</td><td>" << (h.offset_applied ? "yes" : "no")
+          << "</td></tr>\n";
+      }
+      o << "</table></details>\n";
+    }
+  }
+
+  o << "<h2>Causes</h2>\n";
+  if (v.causes.empty())
+    o << "<p>No root cause on any host.</p>\n";
+  else {
+    o << "<table><tr><th>root cause</th><th>hosts</th><th>count</th></tr>\n";
+    for (const auto& [id, hs] : v.causes)
+      o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(compact(hs)) << "</td><td>"
+        << hs.size() << "</td></tr>\n";
+    o << "</table>\n";
+  }
+  if (!v.symptoms.empty()) {
+    o << "<h2>Symptoms</h2>\n<table><tr><th>symptom</th><th>hosts</th><th>count</"
+         "th><th>unexplained on the node</th></tr>\n";
+    for (const auto& [id, hs] : v.symptoms) {
+      auto it = v.unexplained.find(id);
+      o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(compact(hs)) << "</td><td>"
+        << hs.size() << "</td><td>" << (it == v.unexplained.end() ? 0 : it->second.size())
+        << "</td></tr>\n";
+    }
+    o << "</table>\n";
+  }
+  o << "<h2>Version drift</h2>\n";
+  if (v.drift.empty())
+    o << "<p>No drift: every version fact has one value across the fleet.</p>\n";
+  else {
+    o << "<table><tr><th>fact</th><th>value</th><th>hosts</th><th>count</th></tr>\n";
+    for (const auto& [name, d] : v.drift)
+      for (const auto& [val, hs] : d.values) {
+        const bool minority = val != d.majority;
+        o << "<tr" << (minority ? " class=\"minority\"" : "") << "><td><code>" << html(name)
+          << "</code></td><td>" << html(val) << (minority ? " (minority)" : "") << "</td><td>"
+          << html(compact(hs)) << "</td><td>" << hs.size() << "</td></tr>\n";
+      }
+    o << "</table>\n";
+  }
+  const auto firsts = hosts_by_first(f);
+  if (!firsts.empty()) {
+    o << "<h2>First errors per host</h2>\n<details" << (firsts.size() <= kTopHosts ? " open" : "")
+      << "><summary>" << firsts.size()
+      << " hosts, earliest first (reference clock)</summary><table><tr><th>host</th><th>time "
+         "(fleet)</th>"
+      << "<th>class</th><th>signature</th><th>where</th></tr>\n";
+    for (const auto* h : firsts)
+      o << "<tr><td>" << html(h->host) << "</td><td>" << html(fmt_time(h->first_fleet_ns))
+        << "</td><td>" << html(h->first_class) << "</td><td><code>" << html(h->first->signature)
+        << "</code></td><td><code>" << html(loc(h->first->file, h->first->line))
+        << "</code></td></tr>\n";
+    o << "</table></details>\n";
+  }
+  o << "<h2>Bundles</h2>\n<details" << (v.bundles.size() <= kTopBundles ? " open" : "")
+    << "><summary>" << v.bundles.size()
+    << " bundles</summary><table><tr><th>bundle</th><th>hosts</th><th>verdict</th></tr>\n";
+  for (const auto& r : v.bundles) {
     std::string h;
     for (const auto& x : r.hosts) h += (h.empty() ? "" : ", ") + x;
-    o << "<tr><td><code>" << html(r.path) << "</code></td><td>" << html(h) << "</td><td>" << html(verdict(r))
-      << "</td></tr>\n";
+    o << "<tr><td><code>" << html(r.path) << "</code></td><td>" << html(h) << "</td><td>"
+      << html(failed(r) ? "NOT ANALYSED: " + failure_reason(r) : verdict(r)) << "</td></tr>\n";
   }
-  o << "</table>\n<h2>Causes</h2>\n<table><tr><th>root cause</th><th>hosts</th></tr>\n";
-  for (const auto& [id, hs] : causes_of(rs)) o << "<tr><td><code>" << html(id) << "</code></td><td>" << html(join(hs)) << "</td></tr>\n";
-  o << "</table>\n<h2>Version drift</h2>\n<table><tr><th>fact</th><th>value</th><th>hosts</th></tr>\n";
-  for (const auto& [name, values] : drift_of(rs)) {
-    if (values.size() < 2) continue;
-    for (const auto& [v, hs] : values)
-      o << "<tr><td><code>" << html(name) << "</code></td><td>" << html(v) << "</td><td>" << html(join(hs)) << "</td></tr>\n";
+  o << "</table></details>\n";
+  if (!f.notes.empty()) {
+    o << "<h2>Notes</h2>\n<ul>\n";
+    for (const auto& n : f.notes) o << "<li>" << html(n) << "</li>\n";
+    o << "</ul>\n";
   }
-  o << "</table>\n<h2>First failure</h2>\n";
-  const auto first = first_failure(nullptr, rs);
-  if (first.t == nullptr) o << "<p>No timed first failure.</p>\n";
-  else
-    o << "<p>host <code>" << html(first.t->host) << "</code> at " << html(fmt_time(first.t->time_ns)) << ", <code>"
-      << html(loc(first.t->file, first.t->line)) << "</code></p>\n<pre>" << html(first.t->text) << "</pre>\n";
   o << "</body>\n</html>\n";
   return o.str();
 }

@@ -15,17 +15,30 @@ std::string html(const std::string& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
       case ':':
         // "scheme://" in log text renders the same but is never a live reference.
-        if (i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/') o += "&#58;";
-        else o.push_back(c);
+        if (i + 2 < s.size() && s[i + 1] == '/' && s[i + 2] == '/')
+          o += "&#58;";
+        else
+          o.push_back(c);
         break;
-      default: o.push_back(c);
+      default:
+        o.push_back(c);
     }
   }
   return o;
@@ -61,8 +74,10 @@ void evidence(std::ostringstream& o, const FindingR& f, bool open) {
   auto row = [&](const EvidenceR& e) {
     o << "<div><code>" << html(loc(e.file, e.line)) << "</code>";
     if (e.time_ns) o << " <span class=\"muted\">" << html(fmt_time(e.time_ns)) << "</span>";
-    if (!e.signature.empty()) o << " <span class=\"muted\">signature</span> <code>" << html(e.signature) << "</code>";
-    if (!e.fact.empty()) o << " <span class=\"muted\">fact</span> <code>" << html(e.fact) << "</code>";
+    if (!e.signature.empty())
+      o << " <span class=\"muted\">signature</span> <code>" << html(e.signature) << "</code>";
+    if (!e.fact.empty())
+      o << " <span class=\"muted\">fact</span> <code>" << html(e.fact) << "</code>";
     o << "<pre>" << html(e.text) << "</pre></div>\n";
   };
   // repeated lines of one signature (or one fact value) fold behind their first two
@@ -120,21 +135,25 @@ void timeline_svg(std::ostringstream& o, const Report& r) {
   o << "<svg role=\"img\" aria-label=\"timeline\" width=\"" << num(total_w) << "\" height=\""
     << num(total_h) << "\" viewBox=\"0 0 " << num(total_w) << " " << num(total_h) << "\">\n";
   // Legend.
-  o << "<g><rect x=\"" << num(left) << "\" y=\"6\" width=\"10\" height=\"10\" fill=\"#b3261e\"/><text x=\""
-    << num(left + 14) << "\" y=\"15\">cause</text>"
-    << "<polygon points=\"" << num(left + 80) << ",5 " << num(left + 86) << ",11 " << num(left + 80) << ",17 "
-    << num(left + 74) << ",11\" fill=\"#f08c00\"/><text x=\"" << num(left + 90) << "\" y=\"15\">first failure</text>"
-    << "<circle cx=\"" << num(left + 185) << "\" cy=\"11\" r=\"5\" fill=\"#1c7ed6\"/><text x=\"" << num(left + 194)
-    << "\" y=\"15\">observation</text><circle cx=\"" << num(left + 285) << "\" cy=\"11\" r=\"3.5\" fill=\"#868e96\"/>"
+  o << "<g><rect x=\"" << num(left)
+    << "\" y=\"6\" width=\"10\" height=\"10\" fill=\"#b3261e\"/><text x=\"" << num(left + 14)
+    << "\" y=\"15\">cause</text>"
+    << "<polygon points=\"" << num(left + 80) << ",5 " << num(left + 86) << ",11 " << num(left + 80)
+    << ",17 " << num(left + 74) << ",11\" fill=\"#f08c00\"/><text x=\"" << num(left + 90)
+    << "\" y=\"15\">first failure</text>"
+    << "<circle cx=\"" << num(left + 185) << "\" cy=\"11\" r=\"5\" fill=\"#1c7ed6\"/><text x=\""
+    << num(left + 194) << "\" y=\"15\">observation</text><circle cx=\"" << num(left + 285)
+    << "\" cy=\"11\" r=\"3.5\" fill=\"#868e96\"/>"
     << "<text x=\"" << num(left + 293) << "\" y=\"15\">context</text></g>\n";
   for (size_t i = 0; i < lanes.size(); ++i) {
     const double y = top + lane_h * static_cast<double>(i) + lane_h / 2;
-    o << "<line x1=\"" << num(left) << "\" y1=\"" << num(y) << "\" x2=\"" << num(left + width) << "\" y2=\""
-      << num(y) << "\" stroke=\"#d6dae3\"/><text x=\"4\" y=\"" << num(y + 4) << "\">" << html(lanes[i])
-      << "</text>\n";
+    o << "<line x1=\"" << num(left) << "\" y1=\"" << num(y) << "\" x2=\"" << num(left + width)
+      << "\" y2=\"" << num(y) << "\" stroke=\"#d6dae3\"/><text x=\"4\" y=\"" << num(y + 4) << "\">"
+      << html(lanes[i]) << "</text>\n";
   }
   const double axis_y = top + lane_h * static_cast<double>(lanes.size()) + 12;
-  o << "<text x=\"" << num(left) << "\" y=\"" << num(axis_y) << "\">" << html(fmt_time(lo)) << "</text>";
+  o << "<text x=\"" << num(left) << "\" y=\"" << num(axis_y) << "\">" << html(fmt_time(lo))
+    << "</text>";
   if (hi != lo)
     o << "<text x=\"" << num(left + width) << "\" y=\"" << num(axis_y) << "\" text-anchor=\"end\">"
       << html(fmt_time(hi)) << "</text>";
@@ -145,22 +164,24 @@ void timeline_svg(std::ostringstream& o, const Report& r) {
         lanes.begin());
     const double x = x_of(*t->time_ns);
     const double y = top + lane_h * static_cast<double>(lane) + lane_h / 2;
-    const std::string tip = "<title>" + html(fmt_time(t->time_ns) + " " + t->role + " " + loc(t->file, t->line) +
-                                             (t->finding.empty() ? "" : " [" + t->finding + "]") + "\n" +
-                                             t->text.substr(0, 300)) +
-                            "</title>";
+    const std::string tip =
+        "<title>" +
+        html(fmt_time(t->time_ns) + " " + t->role + " " + loc(t->file, t->line) +
+             (t->finding.empty() ? "" : " [" + t->finding + "]") + "\n" + t->text.substr(0, 300)) +
+        "</title>";
     if (t->role == "cause") {
-      o << "<rect x=\"" << num(x - 5) << "\" y=\"" << num(y - 5) << "\" width=\"10\" height=\"10\" fill=\"#b3261e\">"
-        << tip << "</rect>\n";
+      o << "<rect x=\"" << num(x - 5) << "\" y=\"" << num(y - 5)
+        << "\" width=\"10\" height=\"10\" fill=\"#b3261e\">" << tip << "</rect>\n";
     } else if (t->role == "first_failure") {
-      o << "<polygon points=\"" << num(x) << "," << num(y - 7) << " " << num(x + 7) << "," << num(y) << " "
-        << num(x) << "," << num(y + 7) << " " << num(x - 7) << "," << num(y) << "\" fill=\"#f08c00\">" << tip
-        << "</polygon>\n";
+      o << "<polygon points=\"" << num(x) << "," << num(y - 7) << " " << num(x + 7) << "," << num(y)
+        << " " << num(x) << "," << num(y + 7) << " " << num(x - 7) << "," << num(y)
+        << "\" fill=\"#f08c00\">" << tip << "</polygon>\n";
     } else if (t->role == "observation") {
-      o << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"5\" fill=\"#1c7ed6\">" << tip << "</circle>\n";
+      o << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"5\" fill=\"#1c7ed6\">"
+        << tip << "</circle>\n";
     } else {
-      o << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"3.5\" fill=\"#868e96\">" << tip
-        << "</circle>\n";
+      o << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"3.5\" fill=\"#868e96\">"
+        << tip << "</circle>\n";
     }
   }
   o << "</svg>\n";
@@ -180,11 +201,14 @@ std::string render_html(const Report& r) {
   }
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-    << "<title>faultline: " << html(r.name) << "</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
+    << "<title>faultline: " << html(r.name) << "</title>\n<style>" << kCss
+    << "</style>\n</head>\n<body>\n";
   o << "<h1>faultline report: " << html(r.name) << "</h1>\n";
-  o << "<p class=\"verdict " << verdict_class << "\"><strong>Verdict:</strong> " << html(verdict(r)) << "</p>\n";
-  o << "<table><tr><th>path</th><td><code>" << html(r.path) << "</code></td></tr><tr><th>sha256</th><td><code>"
-    << html(r.sha256) << "</code></td></tr><tr><th>hosts</th><td>";
+  o << "<p class=\"verdict " << verdict_class << "\"><strong>Verdict:</strong> " << html(verdict(r))
+    << "</p>\n";
+  o << "<table><tr><th>path</th><td><code>" << html(r.path)
+    << "</code></td></tr><tr><th>sha256</th><td><code>" << html(r.sha256)
+    << "</code></td></tr><tr><th>hosts</th><td>";
   for (size_t i = 0; i < r.hosts.size(); ++i) o << (i ? ", " : "") << html(r.hosts[i]);
   o << "</td></tr><tr><th>files</th><td>" << r.files << " (" << r.bytes
     << " bytes uncompressed)</td></tr><tr><th>faultline</th><td>" << html(kFaultlineVersion())
@@ -195,17 +219,19 @@ std::string render_html(const Report& r) {
   for (const auto& f : r.findings) {
     if (f.kind != "root_cause") continue;
     ++n;
-    o << "<section class=\"finding\">\n<h3>" << n << ". " << html(f.title) << " <code>" << html(f.id)
-      << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host) << "</code> · confidence <strong>"
-      << fmt_conf(f.confidence) << "</strong>";
+    o << "<section class=\"finding\">\n<h3>" << n << ". " << html(f.title) << " <code>"
+      << html(f.id) << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host)
+      << "</code> · confidence <strong>" << fmt_conf(f.confidence) << "</strong>";
     if (!f.explains.empty()) {
       o << " · explains";
-      for (size_t i = 0; i < f.explains.size(); ++i) o << (i ? ", " : " ") << "<code>" << html(f.explains[i]) << "</code>";
+      for (size_t i = 0; i < f.explains.size(); ++i)
+        o << (i ? ", " : " ") << "<code>" << html(f.explains[i]) << "</code>";
     }
     o << "</p>\n<p>" << html(f.summary) << "</p>\n";
     evidence(o, f, n == 1);
     if (!f.missing.empty()) {
-      o << "<details><summary>Looked for, not found / uncertain (" << f.missing.size() << ")</summary><ul>";
+      o << "<details><summary>Looked for, not found / uncertain (" << f.missing.size()
+        << ")</summary><ul>";
       for (const auto& m : f.missing) o << "<li>" << html(m) << "</li>";
       o << "</ul></details>\n";
     }
@@ -220,10 +246,11 @@ std::string render_html(const Report& r) {
   for (const auto& f : r.findings) {
     if (f.kind != "symptom") continue;
     ++m;
-    o << "<section class=\"finding\">\n<h3>" << html(f.title) << " <code>" << html(f.id) << "</code></h3>\n<p>"
-      << badge(f.severity) << " host <code>" << html(f.host) << "</code> · ";
+    o << "<section class=\"finding\">\n<h3>" << html(f.title) << " <code>" << html(f.id)
+      << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host) << "</code> · ";
     if (f.explained_by.empty())
-      o << "<span class=\"unexplained\">UNEXPLAINED</span>: no root cause in the rules accounts for it";
+      o << "<span class=\"unexplained\">UNEXPLAINED</span>: no root cause in the rules accounts "
+           "for it";
     else
       o << "explained by <code>" << html(f.explained_by) << "</code>";
     o << "</p>\n<p>" << html(f.summary) << "</p>\n";
@@ -236,25 +263,29 @@ std::string render_html(const Report& r) {
   if (r.unclassified.empty()) {
     o << "<p>None: every error-level signature hit is cited by a finding.</p>\n";
   } else {
-    o << "<table><tr><th>signature</th><th>lines</th><th>first seen</th><th>host</th><th>file:line</th></tr>\n";
+    o << "<table><tr><th>signature</th><th>lines</th><th>first "
+         "seen</th><th>host</th><th>file:line</th></tr>\n";
     for (const auto& u : r.unclassified)
       o << "<tr><td><code>" << html(u.signature) << "</code></td><td>" << u.count << "</td><td>"
-        << html(u.time_ns ? fmt_time(u.time_ns) : "–") << "</td><td>" << html(u.host) << "</td><td><code>"
-        << html(loc(u.file, u.line)) << "</code></td></tr>\n";
+        << html(u.time_ns ? fmt_time(u.time_ns) : "–") << "</td><td>" << html(u.host)
+        << "</td><td><code>" << html(loc(u.file, u.line)) << "</code></td></tr>\n";
     o << "</table>\n";
   }
 
   o << "<h2>Timeline</h2>\n";
   timeline_svg(o, r);
   if (!r.timeline.empty()) {
-    o << "<details><summary>Timeline rows (" << r.timeline.size() << ")</summary>\n<table class=\"tl\">"
-      << "<tr><th>#</th><th>time (UTC)</th><th>quality</th><th>host</th><th>file:line</th><th>role</th>"
+    o << "<details><summary>Timeline rows (" << r.timeline.size()
+      << ")</summary>\n<table class=\"tl\">"
+      << "<tr><th>#</th><th>time "
+         "(UTC)</th><th>quality</th><th>host</th><th>file:line</th><th>role</th>"
       << "<th>finding</th><th>text</th></tr>\n";
     for (const auto& t : r.timeline) {
-      o << "<tr><td>" << t.ord << "</td><td>" << html(t.time_ns ? fmt_time(t.time_ns) : "–") << "</td><td>"
-        << html(t.quality) << "</td><td>" << html(t.host) << "</td><td><code>" << html(loc(t.file, t.line))
-        << "</code></td><td>" << html(t.role) << "</td><td>" << html(t.finding) << "</td><td><code>"
-        << html(t.text.substr(0, 400)) << "</code></td></tr>\n";
+      o << "<tr><td>" << t.ord << "</td><td>" << html(t.time_ns ? fmt_time(t.time_ns) : "–")
+        << "</td><td>" << html(t.quality) << "</td><td>" << html(t.host) << "</td><td><code>"
+        << html(loc(t.file, t.line)) << "</code></td><td>" << html(t.role) << "</td><td>"
+        << html(t.finding) << "</td><td><code>" << html(t.text.substr(0, 400))
+        << "</code></td></tr>\n";
     }
     o << "</table></details>\n";
   }
@@ -298,14 +329,15 @@ std::string render_html(const Report& r) {
     for (const auto& x : f.missing)
       if (x.rfind("uncertain: ", 0) == 0) {
         issue = true;
-        o << "<li><code>" << html(f.id) << "</code> on <code>" << html(f.host) << "</code>: " << html(x.substr(11))
-          << "</li>";
+        o << "<li><code>" << html(f.id) << "</code> on <code>" << html(f.host)
+          << "</code>: " << html(x.substr(11)) << "</li>";
       }
   if (!issue) o << "<li>None recorded.</li>";
   o << "</ul>\n<h2>Ingest warnings</h2>\n<ul>";
   if (r.warnings.empty()) o << "<li>None.</li>";
   for (const auto& w : r.warnings)
-    o << "<li><code>" << html(w.file.empty() ? "(bundle)" : w.file) << "</code>: " << html(w.message) << "</li>";
+    o << "<li><code>" << html(w.file.empty() ? "(bundle)" : w.file)
+      << "</code>: " << html(w.message) << "</li>";
   o << "</ul>\n</body>\n</html>\n";
   return o.str();
 }

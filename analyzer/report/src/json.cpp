@@ -8,8 +8,12 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J opt_str(const std::string& s) { return s.empty() ? J(nullptr) : J(s); }
-J opt_time(const std::optional<int64_t>& t) { return t ? J(fmt_time(t)) : J(nullptr); }
+J opt_str(const std::string& s) {
+  return s.empty() ? J(nullptr) : J(s);
+}
+J opt_time(const std::optional<int64_t>& t) {
+  return t ? J(fmt_time(t)) : J(nullptr);
+}
 
 }  // namespace
 
@@ -43,7 +47,7 @@ std::string render_json(const Report& r) {
     x["summary"] = f.summary;
     x["explains"] = f.explains;
     x["explained_by"] = opt_str(f.explained_by);  // added
-    x["rank"] = f.rank;                            // added
+    x["rank"] = f.rank;                           // added
     x["evidence"] = J::array();
     for (const auto& e : f.evidence) {
       J ev;
@@ -76,9 +80,14 @@ std::string render_json(const Report& r) {
   }
   j["facts"] = J::array();
   for (const auto& f : r.facts)
-    j["facts"].push_back(J{{"host", f.host}, {"name", f.name}, {"value", f.value}, {"file", f.file}, {"line", f.line}});
+    j["facts"].push_back(J{{"host", f.host},
+                           {"name", f.name},
+                           {"value", f.value},
+                           {"file", f.file},
+                           {"line", f.line}});
   j["warnings"] = J::array();
-  for (const auto& w : r.warnings) j["warnings"].push_back(J{{"file", w.file}, {"message", w.message}});
+  for (const auto& w : r.warnings)
+    j["warnings"].push_back(J{{"file", w.file}, {"message", w.message}});
   j["unclassified"] = J::array();  // added: error-level signature hits no finding cites
   for (const auto& u : r.unclassified)
     j["unclassified"].push_back(J{{"signature", u.signature},

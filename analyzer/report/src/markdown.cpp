@@ -32,8 +32,10 @@ std::string cell(std::string s, size_t max = 160) {
   }
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out.push_back(c);
+    if (c == '|')
+      out += "\\|";
+    else
+      out.push_back(c);
   }
   return out;
 }
@@ -129,8 +131,9 @@ std::string render_md(const Report& r) {
     ++m;
     o << "### " << cell(f.title, 300) << " (" << code(f.id) << ")\n\n";
     o << "- host: " << code(f.host) << " · severity: **" << f.severity << "** · "
-      << (f.explained_by.empty() ? std::string("**UNEXPLAINED**: no root cause in the rules accounts for it")
-                                 : "explained by " + code(f.explained_by))
+      << (f.explained_by.empty()
+              ? std::string("**UNEXPLAINED**: no root cause in the rules accounts for it")
+              : "explained by " + code(f.explained_by))
       << "\n\n"
       << f.summary << "\n\n";
     evidence(o, f);
@@ -144,13 +147,15 @@ std::string render_md(const Report& r) {
     o << "Error-level lines that matched a signature but no diagnosis (not cited above):\n\n"
       << "| signature | lines | first seen | host | file:line |\n|---|---|---|---|---|\n";
     for (const auto& u : r.unclassified)
-      o << "| " << code(u.signature) << " | " << u.count << " | " << (u.time_ns ? fmt_time(u.time_ns) : "–")
-        << " | " << cell(u.host) << " | " << code(cell(loc(u.file, u.line), 200)) << " |\n";
+      o << "| " << code(u.signature) << " | " << u.count << " | "
+        << (u.time_ns ? fmt_time(u.time_ns) : "–") << " | " << cell(u.host) << " | "
+        << code(cell(loc(u.file, u.line), 200)) << " |\n";
     o << "\n";
   }
 
   o << "## Versions\n\n";
-  std::map<std::string, std::map<std::string, std::set<std::string>>> vals;  // name -> host -> values
+  std::map<std::string, std::map<std::string, std::set<std::string>>>
+      vals;  // name -> host -> values
   for (const auto& f : r.facts) vals[f.name][f.host].insert(f.value);
   bool any_version = false;
   std::ostringstream vt;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "faultline/core/time.hpp"
@@ -106,20 +106,24 @@ Report load(sqlite3* db, int64_t bundle_id) {
       f.explains = json_strings(st.str(10));
       f.remediation = json_strings(st.str(11));
       f.missing = json_strings(st.str(12));
-      Stmt e(db,
-             "SELECT COALESCE(member, ''), COALESCE(line, 0), time_ns, text, COALESCE(signature, ''), "
-             "COALESCE(fact, '') FROM finding_evidence WHERE finding_id = ? ORDER BY ord, id");
+      Stmt e(
+          db,
+          "SELECT COALESCE(member, ''), COALESCE(line, 0), time_ns, text, COALESCE(signature, ''), "
+          "COALESCE(fact, '') FROM finding_evidence WHERE finding_id = ? ORDER BY ord, id");
       e.bind(1, fid);
-      while (e.step()) f.evidence.push_back({e.str(0), e.str(3), e.str(4), e.str(5), e.i64(1), e.opt(2)});
+      while (e.step())
+        f.evidence.push_back({e.str(0), e.str(3), e.str(4), e.str(5), e.i64(1), e.opt(2)});
       r.findings.push_back(std::move(f));
     }
   }
   {
-    Stmt st(db,
-            "SELECT t.time_ns, t.time_quality, t.host, COALESCE(t.member, ''), COALESCE(t.line, 0), "
-            "t.text, COALESCE(t.signature, ''), COALESCE(t.finding, ''), t.role, t.ord, "
-            "COALESCE((SELECT kind FROM members m WHERE m.bundle_id = t.bundle_id AND m.path = t.member "
-            "ORDER BY m.id LIMIT 1), '') FROM timeline t WHERE t.bundle_id = ? ORDER BY t.ord, t.id");
+    Stmt st(
+        db,
+        "SELECT t.time_ns, t.time_quality, t.host, COALESCE(t.member, ''), COALESCE(t.line, 0), "
+        "t.text, COALESCE(t.signature, ''), COALESCE(t.finding, ''), t.role, t.ord, "
+        "COALESCE((SELECT kind FROM members m WHERE m.bundle_id = t.bundle_id AND m.path = "
+        "t.member "
+        "ORDER BY m.id LIMIT 1), '') FROM timeline t WHERE t.bundle_id = ? ORDER BY t.ord, t.id");
     st.bind(1, bundle_id);
     while (st.step()) {
       TimelineR t;
@@ -146,29 +150,38 @@ Report load(sqlite3* db, int64_t bundle_id) {
     while (st.step()) r.facts.push_back({st.str(0), st.str(1), st.str(2), st.str(3), st.i64(4)});
   }
   {
-    Stmt st(db, "SELECT member, message FROM warnings WHERE bundle_id = ? ORDER BY member, message, id");
+    Stmt st(
+        db,
+        "SELECT member, message FROM warnings WHERE bundle_id = ? ORDER BY member, message, id");
     st.bind(1, bundle_id);
     while (st.step()) r.warnings.push_back({st.str(0), st.str(1)});
   }
   {
     Stmt st(db,
-            "SELECT path, kind, truncated, long_lines, malformed_lines FROM members WHERE bundle_id = ? "
+            "SELECT path, kind, truncated, long_lines, malformed_lines FROM members WHERE "
+            "bundle_id = ? "
             "AND (truncated != 0 OR long_lines > 0 OR malformed_lines > 0) ORDER BY path, id");
     st.bind(1, bundle_id);
-    while (st.step()) r.issues.push_back({st.str(0), st.str(1), st.i64(2) != 0, st.i64(3), st.i64(4)});
+    while (st.step())
+      r.issues.push_back({st.str(0), st.str(1), st.i64(2) != 0, st.i64(3), st.i64(4)});
   }
   {
     // Per signature: hits on error/critical events not cited by any finding of the bundle.
-    Stmt st(db,
-            "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings f "
-            "ON f.id = fe.finding_id WHERE f.bundle_id = ?1), "
-            "h AS (SELECT h.signature, e.host, COALESCE(m.path, '') AS path, e.line, e.time_ns "
-            "FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id "
-            "WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT 1 FROM cited c WHERE "
-            "c.member = m.path AND c.line = e.line)) "
-            "SELECT signature, COUNT(*), (SELECT host || char(1) || path || char(1) || line || char(1) || "
-            "COALESCE(time_ns, '') FROM h h2 WHERE h2.signature = h.signature ORDER BY time_ns IS NULL, "
-            "time_ns, host, path, line LIMIT 1) FROM h GROUP BY signature ORDER BY COUNT(*) DESC, signature");
+    Stmt st(
+        db,
+        "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings "
+        "f "
+        "ON f.id = fe.finding_id WHERE f.bundle_id = ?1), "
+        "h AS (SELECT h.signature, e.host, COALESCE(m.path, '') AS path, e.line, e.time_ns "
+        "FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id "
+        "WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT 1 FROM cited c WHERE "
+        "c.member = m.path AND c.line = e.line)) "
+        "SELECT signature, COUNT(*), (SELECT host || char(1) || path || char(1) || line || char(1) "
+        "|| "
+        "COALESCE(time_ns, '') FROM h h2 WHERE h2.signature = h.signature ORDER BY time_ns IS "
+        "NULL, "
+        "time_ns, host, path, line LIMIT 1) FROM h GROUP BY signature ORDER BY COUNT(*) DESC, "
+        "signature");
     st.bind(1, bundle_id);
     while (st.step()) {
       Unclassified u;
@@ -177,7 +190,7 @@ Report load(sqlite3* db, int64_t bundle_id) {
       const std::string first = st.str(2);
       std::vector<std::string> parts;
       size_t a = 0;
-      for (size_t b = first.find('\x01'); ; b = first.find('\x01', a)) {
+      for (size_t b = first.find('\x01');; b = first.find('\x01', a)) {
         parts.push_back(first.substr(a, b == std::string::npos ? std::string::npos : b - a));
         if (b == std::string::npos) break;
         a = b + 1;
@@ -194,7 +207,9 @@ Report load(sqlite3* db, int64_t bundle_id) {
   return r;
 }
 
-std::string fmt_time(const std::optional<int64_t>& ns) { return ns ? format_utc(*ns) : std::string(); }
+std::string fmt_time(const std::optional<int64_t>& ns) {
+  return ns ? format_utc(*ns) : std::string();
+}
 
 std::string fmt_conf(double c) {
   char buf[16];
@@ -221,15 +236,17 @@ std::string verdict(const Report& r) {
   std::string v;
   if (!causes.empty()) {
     const auto& top = *causes.front();
-    v = top.host + ": " + top.title + " (" + top.id + ", confidence " + fmt_conf(top.confidence) + ")";
+    v = top.host + ": " + top.title + " (" + top.id + ", confidence " + fmt_conf(top.confidence) +
+        ")";
     if (!top.explains.empty())
       v += "; explains " + std::to_string(top.explains.size()) + " observed symptom" +
            (top.explains.size() == 1 ? "" : "s");
-    if (causes.size() > 1) v += "; " + std::to_string(causes.size() - 1) + " more root cause" +
-                                (causes.size() == 2 ? "" : "s") + " below";
+    if (causes.size() > 1)
+      v += "; " + std::to_string(causes.size() - 1) + " more root cause" +
+           (causes.size() == 2 ? "" : "s") + " below";
     if (!unexplained.empty())
-      v += "; " + std::to_string(unexplained.size()) + " symptom" + (unexplained.size() == 1 ? "" : "s") +
-           " unexplained";
+      v += "; " + std::to_string(unexplained.size()) + " symptom" +
+           (unexplained.size() == 1 ? "" : "s") + " unexplained";
     v += ".";
   } else if (symptoms > 0) {
     v = "No root cause identified; " + std::to_string(unexplained.size()) + " unexplained symptom" +
@@ -240,22 +257,32 @@ std::string verdict(const Report& r) {
   } else if (!r.unclassified.empty()) {
     int64_t n = 0;
     for (const auto& u : r.unclassified) n += u.count;
-    v = "No findings (no root cause, no catalog symptom). " + std::to_string(n) + " error-level log line" +
-        (n == 1 ? " matches a signature" : "s match signatures") + " that no diagnosis covers (most: " +
-        r.unclassified.front().signature + "); see Other error signatures.";
+    v = "No findings (no root cause, no catalog symptom). " + std::to_string(n) +
+        " error-level log line" + (n == 1 ? " matches a signature" : "s match signatures") +
+        " that no diagnosis covers (most: " + r.unclassified.front().signature +
+        "); see Other error signatures.";
   } else {
     v = "No findings: no root cause, no symptom and no error-level signature hit in this bundle.";
   }
-  if (r.status != "complete") v += " (bundle load " + r.status + ": the database may be incomplete)";
+  if (r.status != "complete")
+    v += " (bundle load " + r.status + ": the database may be incomplete)";
   return v;
 }
 
 const std::vector<std::string>& version_fact_names() {
-  static const std::vector<std::string> names = {
-      "driver.version.loaded", "driver.version.installed", "firmware.version",
-      "firmware.package_version", "cann.version.installed", "cann.version.loaded",
-      "cann.latest_target", "torch.version", "torch_npu.version", "torchvision.version",
-      "kernel.release", "host.timezone", "npu.count"};
+  static const std::vector<std::string> names = {"driver.version.loaded",
+                                                 "driver.version.installed",
+                                                 "firmware.version",
+                                                 "firmware.package_version",
+                                                 "cann.version.installed",
+                                                 "cann.version.loaded",
+                                                 "cann.latest_target",
+                                                 "torch.version",
+                                                 "torch_npu.version",
+                                                 "torchvision.version",
+                                                 "kernel.release",
+                                                 "host.timezone",
+                                                 "npu.count"};
   return names;
 }
 

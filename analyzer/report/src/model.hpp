@@ -22,7 +22,7 @@ struct EvidenceR {
 // collapse into their first `keep` occurrences plus a count of the rest.
 struct EvidenceGroup {
   std::vector<const EvidenceR*> shown;
-  size_t more = 0;            // further occurrences not shown
+  size_t more = 0;                      // further occurrences not shown
   std::vector<std::string> more_files;  // distinct files of those, sorted
 };
 struct FindingR;

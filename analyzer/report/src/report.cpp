@@ -14,24 +14,24 @@ std::optional<Format> format_from(std::string_view s) {
 std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f) {
   const detail::Report r = detail::load(db, bundle_id);
   switch (f) {
-    case Format::md: return detail::render_md(r);
-    case Format::json: return detail::render_json(r);
-    case Format::html: return detail::render_html(r);
+    case Format::md:
+      return detail::render_md(r);
+    case Format::json:
+      return detail::render_json(r);
+    case Format::html:
+      return detail::render_html(r);
   }
   return {};
 }
 
 std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f) {
-  std::vector<detail::Report> rs;
-  rs.reserve(bundle_ids.size());
-  for (int64_t id : bundle_ids) rs.push_back(detail::load(db, id));
-  std::stable_sort(rs.begin(), rs.end(), [](const detail::Report& a, const detail::Report& b) {
-    return a.path != b.path ? a.path < b.path : a.sha256 < b.sha256;
-  });
   switch (f) {
-    case Format::md: return detail::render_fleet_md(rs);
-    case Format::json: return detail::render_fleet_json(db, rs);
-    case Format::html: return detail::render_fleet_html(db, rs);
+    case Format::md:
+      return detail::render_fleet_md(db, bundle_ids);
+    case Format::json:
+      return detail::render_fleet_json(db, bundle_ids);
+    case Format::html:
+      return detail::render_fleet_html(db, bundle_ids);
   }
   return {};
 }

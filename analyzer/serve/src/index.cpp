@@ -111,9 +111,9 @@ void exec(sqlite3* db, const char* sql) {
 }  // namespace
 
 Index::Index(const std::filesystem::path& file) {
-  const int rc = sqlite3_open_v2(file.c_str(), &db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(file.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "cannot open";
     sqlite3_close(db_);
@@ -140,7 +140,9 @@ Index::Index(const std::filesystem::path& file) {
   }
 }
 
-Index::~Index() { sqlite3_close(db_); }
+Index::~Index() {
+  sqlite3_close(db_);
+}
 
 std::optional<Analysis> Index::get(const std::string& id) {
   Stmt s(db_, std::string("SELECT ") + kColumns + " FROM analyses WHERE id=?");
@@ -209,7 +211,8 @@ void Index::set_done(const Analysis& r) {
          "UPDATE analyses SET status='done', error='', finished_at=?, hosts=?, verdict_kind=?, "
          "verdict_id=?, verdict_title=?, root_causes=?, symptoms=?, warnings=? WHERE id=?");
   s.bind(1, r.finished_at)
-      .bind(2, nlohmann::json(r.hosts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+      .bind(2,
+            nlohmann::json(r.hosts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
       .bind(3, r.verdict_kind)
       .bind(4, r.verdict_id)
       .bind(5, r.verdict_title)

@@ -15,11 +15,11 @@ namespace faultline::serve::detail {
 struct Analysis {
   std::string id;
   std::string sha256;
-  std::string name;     // display name of the upload
-  std::string file;     // file name of the bundle under analyses/<id>/
+  std::string name;  // display name of the upload
+  std::string file;  // file name of the bundle under analyses/<id>/
   uint64_t size = 0;
-  std::string status;   // queued | running | done | failed
-  std::string error;    // for failed: what went wrong (no server paths)
+  std::string status;  // queued | running | done | failed
+  std::string error;   // for failed: what went wrong (no server paths)
   int64_t uploaded_at = 0, started_at = 0, finished_at = 0;
   std::vector<std::string> hosts;
   std::string verdict_kind;  // root_cause | symptom | none ("" until done)
@@ -36,7 +36,7 @@ class Index {
 
   std::optional<Analysis> get(const std::string& id);
   std::optional<Analysis> by_sha256(const std::string& sha256);
-  std::vector<Analysis> list(size_t limit);  // newest upload first
+  std::vector<Analysis> list(size_t limit);                             // newest upload first
   std::vector<std::string> ids_with_status(const std::string& status);  // oldest first
 
   void insert(const Analysis& a);

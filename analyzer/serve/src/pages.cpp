@@ -34,7 +34,9 @@ td.when{white-space:nowrap;font-variant-numeric:tabular-nums}
 .verdict-root_cause{color:var(--bad);font-weight:600}.verdict-symptom{color:var(--warn)}
 )css";
 
-std::string link(const std::string& path, const std::string& token) { return path + token_query(token); }
+std::string link(const std::string& path, const std::string& token) {
+  return path + token_query(token);
+}
 
 std::string layout(const std::string& title, const std::string& body, const std::string& script,
                    const std::string& token) {
@@ -75,9 +77,9 @@ std::string analyses_table(const std::vector<Analysis>& list, const std::string&
       "<table id=\"analyses\"><thead><tr><th>Bundle</th><th>Hosts</th><th>Verdict</th>"
       "<th>Uploaded (UTC)</th><th>Status</th></tr></thead><tbody>";
   for (const auto& a : list) {
-    h += "<tr data-id=\"" + a.id + "\"><td><a href=\"" + html_escape(link("/bundles/" + a.id, token)) +
-         "\">" + html_escape(a.name) + "</a><br><span class=\"muted\">" + human_size(a.size) +
-         "</span></td><td>";
+    h += "<tr data-id=\"" + a.id + "\"><td><a href=\"" +
+         html_escape(link("/bundles/" + a.id, token)) + "\">" + html_escape(a.name) +
+         "</a><br><span class=\"muted\">" + human_size(a.size) + "</span></td><td>";
     for (size_t i = 0; i < a.hosts.size() && i < 8; ++i) {
       if (i) h += ", ";
       h += html_escape(a.hosts[i]);
@@ -97,7 +99,8 @@ std::string analyses_table(const std::vector<Analysis>& list, const std::string&
       h += "<span class=\"err\">" + html_escape(e) + "</span>";
     }
     h += "</td><td class=\"when\">" + html_escape(iso_utc(a.uploaded_at)) +
-         "</td><td><span class=\"st " + a.status + "\">" + html_escape(a.status) + "</span></td></tr>";
+         "</td><td><span class=\"st " + a.status + "\">" + html_escape(a.status) +
+         "</span></td></tr>";
   }
   h += "</tbody></table>";
   return h;
@@ -130,21 +133,24 @@ std::string home_page(const std::vector<Analysis>& recent, uint64_t max_upload,
   std::string body;
   body += "<h1>Analyze a bundle</h1><div class=\"card\">";
   body +=
-      "<div id=\"drop\" role=\"button\" tabindex=\"0\"><strong>Drop a bundle here or click to choose "
-      "one</strong><span class=\"hint\">A support or crash bundle: tar, tar.gz, tar.zst, zip, or a single "
+      "<div id=\"drop\" role=\"button\" tabindex=\"0\"><strong>Drop a bundle here or click to "
+      "choose "
+      "one</strong><span class=\"hint\">A support or crash bundle: tar, tar.gz, tar.zst, zip, or a "
+      "single "
       "log file. At most " +
       html_escape(human_size(max_upload)) +
       ".</span><span class=\"hint\">It is analysed on this server; nothing leaves it.</span></div>"
       "<input type=\"file\" id=\"file\" name=\"file\" hidden>"
-      "<progress id=\"bar\" max=\"1\" value=\"0\" hidden></progress><div id=\"msg\" role=\"status\"></div>";
+      "<progress id=\"bar\" max=\"1\" value=\"0\" hidden></progress><div id=\"msg\" "
+      "role=\"status\"></div>";
   body += "</div><h2>Recent analyses</h2>";
   body += analyses_table(recent, token);
   if (recent.size() >= 20)
     body += "<p><a href=\"" + html_escape(link("/bundles", token)) + "\">All analyses</a></p>";
 
   std::string js = kJsCommon;
-  js += "const MAX = " + std::to_string(max_upload) + ";\nconst MAX_TEXT = '" + human_size(max_upload) +
-        "';\n";
+  js += "const MAX = " + std::to_string(max_upload) + ";\nconst MAX_TEXT = '" +
+        human_size(max_upload) + "';\n";
   js += R"js(
 const input = document.getElementById('file'), drop = document.getElementById('drop'),
       bar = document.getElementById('bar'), msg = document.getElementById('msg');
@@ -240,12 +246,14 @@ poll(ID, function (s) {
   return layout(a.name, body, js, token);
 }
 
-std::string report_page(const Analysis& a, const std::string& report_html, const std::string& token) {
+std::string report_page(const Analysis& a, const std::string& report_html,
+                        const std::string& token) {
   const std::string base = "/api/bundles/" + a.id;
   const std::string dl = token.empty() ? "?download=1" : token_query(token) + "&download=1";
   const std::string ls = "color:#fff;text-decoration:underline";
   std::string bar =
-      "<nav id=\"faultline-serve-bar\" style=\"font:14px/1.4 system-ui,sans-serif;background:#102a43;"
+      "<nav id=\"faultline-serve-bar\" style=\"font:14px/1.4 "
+      "system-ui,sans-serif;background:#102a43;"
       "color:#fff;padding:8px 16px;margin:0 0 16px;border-radius:6px;display:flex;gap:6px 18px;"
       "flex-wrap:wrap;align-items:baseline\">";
   bar += "<a style=\"" + ls + ";font-weight:700\" href=\"" + html_escape(link("/", token)) +
@@ -255,16 +263,21 @@ std::string report_page(const Analysis& a, const std::string& report_html, const
   bar += "<span>" + html_escape(a.name) + " <span style=\"opacity:.7\">sha256 " +
          html_escape(a.sha256.substr(0, 16)) + "…</span></span>";
   if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom")
-    bar += "<span>" + std::string(a.verdict_kind == "root_cause" ? "Root cause" : "Unexplained symptom") +
-           ": <strong>" + html_escape(a.verdict_title) + "</strong> <code>" + html_escape(a.verdict_id) +
-           "</code></span>";
+    bar += "<span>" +
+           std::string(a.verdict_kind == "root_cause" ? "Root cause" : "Unexplained symptom") +
+           ": <strong>" + html_escape(a.verdict_title) + "</strong> <code>" +
+           html_escape(a.verdict_id) + "</code></span>";
   else
     bar += "<span>No finding</span>";
   bar += "<span style=\"margin-left:auto\">Download: ";
-  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.md" + dl) + "\">Markdown</a> · ";
-  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.json" + dl) + "\">JSON</a> · ";
-  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.html" + dl) + "\">HTML</a> · ";
-  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/db" + dl) + "\">SQLite database</a>";
+  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.md" + dl) +
+         "\">Markdown</a> · ";
+  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.json" + dl) +
+         "\">JSON</a> · ";
+  bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.html" + dl) +
+         "\">HTML</a> · ";
+  bar +=
+      "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/db" + dl) + "\">SQLite database</a>";
   bar += "</span></nav>";
 
   if (report_html.empty()) {
@@ -273,8 +286,8 @@ std::string report_page(const Analysis& a, const std::string& report_html, const
   // After the opening <body ...> tag of the report; a report without one gets the bar in front.
   size_t pos = std::string::npos;
   for (size_t i = report_html.find('<'); i != std::string::npos; i = report_html.find('<', i + 1)) {
-    if (report_html.size() - i >= 5 && (report_html.compare(i, 5, "<body") == 0 ||
-                                        report_html.compare(i, 5, "<BODY") == 0)) {
+    if (report_html.size() - i >= 5 &&
+        (report_html.compare(i, 5, "<body") == 0 || report_html.compare(i, 5, "<BODY") == 0)) {
       const size_t close = report_html.find('>', i);
       if (close != std::string::npos) pos = close + 1;
       break;
@@ -287,8 +300,9 @@ std::string report_page(const Analysis& a, const std::string& report_html, const
 }
 
 std::string error_page(int status, const std::string& message, const std::string& token) {
-  std::string body = "<h1>" + std::to_string(status) + "</h1><div class=\"card\"><p class=\"err\">" +
-                     html_escape(message) + "</p><p><a href=\"" + html_escape(link("/", token)) +
+  std::string body = "<h1>" + std::to_string(status) +
+                     "</h1><div class=\"card\"><p class=\"err\">" + html_escape(message) +
+                     "</p><p><a href=\"" + html_escape(link("/", token)) +
                      "\">Back to the upload page</a></p></div>";
   return layout("Error", body, "", token);
 }

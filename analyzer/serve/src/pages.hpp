@@ -19,7 +19,8 @@ std::string list_page(const std::vector<Analysis>& all, const std::string& token
 // Queued, running or failed analysis (the page polls until the analysis ends).
 std::string status_page(const Analysis& a, const std::string& token);
 // The report (report::render_bundle html) with a bar of links added at the top of its body.
-std::string report_page(const Analysis& a, const std::string& report_html, const std::string& token);
+std::string report_page(const Analysis& a, const std::string& report_html,
+                        const std::string& token);
 std::string error_page(int status, const std::string& message, const std::string& token);
 
 }  // namespace faultline::serve::detail

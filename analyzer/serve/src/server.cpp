@@ -1,8 +1,8 @@
 // faultline serve: HTTP routes, upload streaming, the analysis workers and start-up recovery.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <httplib.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,7 +43,8 @@ ListenAddress parse_listen(std::string_view s) {
   } else {
     const auto colon = s.rfind(':');
     if (colon == std::string_view::npos)
-      throw ConfigError("--listen: '" + std::string(s) + "' is not ADDRESS:PORT (e.g. 127.0.0.1:8080)");
+      throw ConfigError("--listen: '" + std::string(s) +
+                        "' is not ADDRESS:PORT (e.g. 127.0.0.1:8080)");
     a.host = std::string(s.substr(0, colon));
     port = s.substr(colon + 1);
     if (a.host.find(':') != std::string::npos)
@@ -84,13 +85,17 @@ namespace {
 
 constexpr const char* kJsonType = "application/json; charset=utf-8";
 constexpr const char* kHtmlType = "text/html; charset=utf-8";
-constexpr uint64_t kMultipartSlack = 1ULL << 20;     // envelope bytes allowed beyond --max-upload
-constexpr uint64_t kDrainOversize = 64ULL << 20;     // an oversize body up to this is read and dropped
+constexpr uint64_t kMultipartSlack = 1ULL << 20;  // envelope bytes allowed beyond --max-upload
+constexpr uint64_t kDrainOversize = 64ULL << 20;  // an oversize body up to this is read and dropped
 constexpr size_t kMaxErrorChars = 2000;
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 
-bool is_api(const httplib::Request& req) { return req.path.rfind("/api/", 0) == 0; }
+bool is_api(const httplib::Request& req) {
+  return req.path.rfind("/api/", 0) == 0;
+}
 
 void send_json(httplib::Response& res, int status, const json& j) {
   res.status = status;
@@ -227,8 +232,9 @@ void summarize(sqlite3* db, int64_t bundle, Analysis& a) {
   a.verdict_kind = "none";
   for (const char* kind : {"root_cause", "symptom"}) {
     if (a.verdict_kind != "none") break;
-    const std::string sql = std::string("SELECT finding, title FROM findings WHERE bundle_id=? AND kind='") +
-                            kind + "' ORDER BY rank, id LIMIT 1";
+    const std::string sql =
+        std::string("SELECT finding, title FROM findings WHERE bundle_id=? AND kind='") + kind +
+        "' ORDER BY rank, id LIMIT 1";
     each(sql.c_str(), [&](sqlite3_stmt* s) {
       a.verdict_kind = kind;
       a.verdict_id = text(s, 0);
@@ -310,7 +316,9 @@ struct Server::Impl {
     return msg;
   }
 
-  void log(const std::string& line) const { std::fprintf(stderr, "faultline serve: %s\n", line.c_str()); }
+  void log(const std::string& line) const {
+    std::fprintf(stderr, "faultline serve: %s\n", line.c_str());
+  }
 
   void open_state();
   void start_workers();
@@ -321,7 +329,8 @@ struct Server::Impl {
   bool authorized(const httplib::Request& req) const;
 
   // handlers
-  void on_upload(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader);
+  void on_upload(const httplib::Request& req, httplib::Response& res,
+                 const httplib::ContentReader& reader);
   std::optional<Analysis> lookup(const std::string& id) {
     if (!detail::valid_id(id)) return std::nullopt;
     std::lock_guard<std::mutex> lk(mu);
@@ -334,7 +343,8 @@ void Server::Impl::open_state() {
   std::error_code ec;
   fs::create_directories(cfg.data_dir, ec);
   if (ec || !fs::is_directory(cfg.data_dir))
-    throw ConfigError("--data: " + cfg.data_dir.string() + " is not a directory that can be created");
+    throw ConfigError("--data: " + cfg.data_dir.string() +
+                      " is not a directory that can be created");
   data = fs::weakly_canonical(fs::absolute(cfg.data_dir));
   tmp_dir = data / "tmp";
   analyses_dir = data / "analyses";
@@ -428,8 +438,8 @@ void Server::Impl::run_one(Analysis a) {
     } else {
       // Reports show the upload's name, not where this server keeps it.
       sqlite3_stmt* s = nullptr;
-      if (sqlite3_prepare_v2(db->handle(), "UPDATE bundles SET path=?1, name=?1 WHERE id=?2", -1, &s,
-                             nullptr) == SQLITE_OK) {
+      if (sqlite3_prepare_v2(db->handle(), "UPDATE bundles SET path=?1, name=?1 WHERE id=?2", -1,
+                             &s, nullptr) == SQLITE_OK) {
         sqlite3_bind_text(s, 1, a.name.c_str(), -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(s, 2, out.bundle_id);
         sqlite3_step(s);
@@ -454,8 +464,8 @@ void Server::Impl::run_one(Analysis a) {
     } else {
       result.finished_at = detail::now_epoch();
       index->set_done(result);
-      log("analysis " + a.id + " done: " +
-          (result.verdict_id.empty() ? std::string("no finding") : result.verdict_id));
+      log("analysis " + a.id +
+          " done: " + (result.verdict_id.empty() ? std::string("no finding") : result.verdict_id));
     }
   } catch (const std::exception& e) {
     log("index: " + std::string(e.what()));
@@ -509,7 +519,8 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
     // Far too large to read and drop: answer now and close the connection.
     res.set_header("Connection", "close");
     send_error(req, res, 413,
-               "the upload is larger than this server accepts (" + detail::human_size(cfg.max_upload) + ")",
+               "the upload is larger than this server accepts (" +
+                   detail::human_size(cfg.max_upload) + ")",
                tok);
     return;
   }
@@ -541,7 +552,8 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
     bool in_file = false;
     ok = reader(
         [&](const httplib::MultipartFormData& part) {
-          in_file = !have_file && (!part.filename.empty() || part.name == "file" || part.name == "bundle");
+          in_file = !have_file &&
+                    (!part.filename.empty() || part.name == "file" || part.name == "bundle");
           if (in_file) {
             have_file = true;
             if (!part.filename.empty()) upload_name = part.filename;
@@ -557,7 +569,8 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
   if (too_big || (!ok && res.status == 413)) {
     res.set_header("Connection", "close");
     send_error(req, res, 413,
-               "the upload is larger than this server accepts (" + detail::human_size(cfg.max_upload) + ")",
+               "the upload is larger than this server accepts (" +
+                   detail::human_size(cfg.max_upload) + ")",
                tok);
     return;
   }
@@ -572,7 +585,8 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
     return;
   }
   if (!have_file) {
-    send_error(req, res, 400, "the form has no file part (send the bundle in a field named 'file')", tok);
+    send_error(req, res, 400, "the form has no file part (send the bundle in a field named 'file')",
+               tok);
     return;
   }
   if (bytes == 0) {
@@ -666,12 +680,14 @@ void Server::Impl::setup_routes() {
     const std::string tok = presented_token(req);
     if (!authorized(req)) {
       res.set_header("WWW-Authenticate", "Bearer realm=\"faultline\"");
-      send_error(req, res, 401, "a valid token is needed (Authorization: Bearer TOKEN or ?token=TOKEN)", tok);
+      send_error(req, res, 401,
+                 "a valid token is needed (Authorization: Bearer TOKEN or ?token=TOKEN)", tok);
       return 401;
     }
     if (req.get_header_value<uint64_t>("Content-Length") > cfg.max_upload + kMultipartSlack) {
       send_error(req, res, 413,
-                 "the upload is larger than this server accepts (" + detail::human_size(cfg.max_upload) + ")",
+                 "the upload is larger than this server accepts (" +
+                     detail::human_size(cfg.max_upload) + ")",
                  tok);
       return 413;
     }
@@ -683,7 +699,8 @@ void Server::Impl::setup_routes() {
     if (!authorized(req)) {
       res.set_header("WWW-Authenticate", "Bearer realm=\"faultline\"");
       if (req.method != "GET" && req.method != "HEAD") res.set_header("Connection", "close");
-      send_error(req, res, 401, "a valid token is needed (Authorization: Bearer TOKEN or ?token=TOKEN)", tok);
+      send_error(req, res, 401,
+                 "a valid token is needed (Authorization: Bearer TOKEN or ?token=TOKEN)", tok);
       return httplib::Server::HandlerResponse::Handled;
     }
     const bool read_only = req.method == "GET" || req.method == "HEAD";
@@ -698,17 +715,18 @@ void Server::Impl::setup_routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
 
-  http.set_error_handler(httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    std::string msg = res.status == 404   ? "not found"
-                      : res.status == 413 ? "the upload is larger than this server accepts (" +
-                                                detail::human_size(cfg.max_upload) + ")"
-                      : res.status == 400 ? "bad request"
-                      : res.status == 405 ? "method not allowed"
-                                          : "request failed";
-    send_error(req, res, res.status, msg, presented_token(req));
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+  http.set_error_handler(
+      httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        std::string msg = res.status == 404   ? "not found"
+                          : res.status == 413 ? "the upload is larger than this server accepts (" +
+                                                    detail::human_size(cfg.max_upload) + ")"
+                          : res.status == 400 ? "bad request"
+                          : res.status == 405 ? "method not allowed"
+                                              : "request failed";
+        send_error(req, res, res.status, msg, presented_token(req));
+        return httplib::Server::HandlerResponse::Handled;
+      }));
 
   http.set_exception_handler([this](const Request& req, Response& res, std::exception_ptr ep) {
     try {
@@ -761,7 +779,8 @@ void Server::Impl::setup_routes() {
   // Browsers ask for it on pages without an icon link (the reports).
   http.Get("/favicon.ico", [](const Request&, Response& res) {
     res.set_content(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" height=\"16\" "
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\"><rect width=\"16\" "
+        "height=\"16\" "
         "rx=\"3\" fill=\"#102a43\"/><path d=\"M5 13V3h6v2H7v2h3v2H7v4z\" fill=\"#fff\"/></svg>",
         "image/svg+xml");
   });
@@ -784,9 +803,10 @@ void Server::Impl::setup_routes() {
     send_json(res, 200, json{{"analyses", list}, {"count", list.size()}});
   });
 
-  http.Post("/api/bundles", [this](const Request& req, Response& res, const httplib::ContentReader& reader) {
-    on_upload(req, res, reader);
-  });
+  http.Post("/api/bundles",
+            [this](const Request& req, Response& res, const httplib::ContentReader& reader) {
+              on_upload(req, res, reader);
+            });
 
   http.Get(R"(/api/bundles/([^/]+))", [this](const Request& req, Response& res) {
     const auto a = lookup(req.matches[1].str());
@@ -804,35 +824,41 @@ void Server::Impl::setup_routes() {
     send_json(res, 200, j);
   });
 
-  http.Get(R"(/api/bundles/([^/]+)/report\.(md|html|json))", [this](const Request& req, Response& res) {
-    const auto a = lookup(req.matches[1].str());
-    if (!a) return send_error(req, res, 404, "no such analysis", "");
-    if (a->status != "done")
-      return send_error(req, res, 409,
-                        a->status == "failed" ? "the analysis failed: " + a->error
-                                              : "the analysis is " + a->status + "; the report is not ready",
-                        "");
-    const std::string ext = req.matches[2];
-    const auto fmt = *report::format_from(ext);
-    std::string body;
-    try {
-      body = render(*a, fmt);
-    } catch (const std::exception& e) {
-      log("report " + a->id + ": " + e.what());
-      return send_error(req, res, 500, "the report could not be rendered", "");
-    }
-    const char* type = ext == "md" ? "text/markdown; charset=utf-8" : ext == "json" ? kJsonType : kHtmlType;
-    if (req.get_param_value("download") == "1")
-      res.set_header("Content-Disposition", "attachment; filename=\"" + detail::safe_file_name(a->name) +
-                                                "." + a->id.substr(0, 8) + "." + ext + "\"");
-    res.set_content(body, type);
-  });
+  http.Get(R"(/api/bundles/([^/]+)/report\.(md|html|json))",
+           [this](const Request& req, Response& res) {
+             const auto a = lookup(req.matches[1].str());
+             if (!a) return send_error(req, res, 404, "no such analysis", "");
+             if (a->status != "done")
+               return send_error(req, res, 409,
+                                 a->status == "failed"
+                                     ? "the analysis failed: " + a->error
+                                     : "the analysis is " + a->status + "; the report is not ready",
+                                 "");
+             const std::string ext = req.matches[2];
+             const auto fmt = *report::format_from(ext);
+             std::string body;
+             try {
+               body = render(*a, fmt);
+             } catch (const std::exception& e) {
+               log("report " + a->id + ": " + e.what());
+               return send_error(req, res, 500, "the report could not be rendered", "");
+             }
+             const char* type = ext == "md"     ? "text/markdown; charset=utf-8"
+                                : ext == "json" ? kJsonType
+                                                : kHtmlType;
+             if (req.get_param_value("download") == "1")
+               res.set_header("Content-Disposition", "attachment; filename=\"" +
+                                                         detail::safe_file_name(a->name) + "." +
+                                                         a->id.substr(0, 8) + "." + ext + "\"");
+             res.set_content(body, type);
+           });
 
   http.Get(R"(/api/bundles/([^/]+)/db)", [this](const Request& req, Response& res) {
     const auto a = lookup(req.matches[1].str());
     if (!a) return send_error(req, res, 404, "no such analysis", "");
     if (a->status != "done")
-      return send_error(req, res, 409, "the analysis is " + a->status + "; its database is not ready", "");
+      return send_error(req, res, 409,
+                        "the analysis is " + a->status + "; its database is not ready", "");
     const fs::path p = db_path(a->id);
     const int fd = ::open(p.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return send_error(req, res, 500, "the analysis database cannot be read", "");
@@ -842,7 +868,8 @@ void Server::Impl::setup_routes() {
       return send_error(req, res, 500, "the analysis database cannot be read", "");
     }
     auto shared_fd = std::make_shared<int>(fd);
-    res.set_header("Content-Disposition", "attachment; filename=\"" + detail::safe_file_name(a->name) + "." +
+    res.set_header("Content-Disposition", "attachment; filename=\"" +
+                                              detail::safe_file_name(a->name) + "." +
                                               a->id.substr(0, 8) + ".db\"");
     res.set_content_provider(
         static_cast<size_t>(st.st_size), "application/vnd.sqlite3",
@@ -943,7 +970,8 @@ void Server::stop() {
 
 void Server::wait_idle() {
   std::unique_lock<std::mutex> lk(impl_->mu);
-  impl_->idle_cv.wait(lk, [&] { return impl_->stopping || (impl_->queue.empty() && impl_->running == 0); });
+  impl_->idle_cv.wait(
+      lk, [&] { return impl_->stopping || (impl_->queue.empty() && impl_->running == 0); });
 }
 
 int Server::port() const {
@@ -951,7 +979,9 @@ int Server::port() const {
   return impl_->port;
 }
 
-const Config& Server::config() const { return impl_->cfg; }
+const Config& Server::config() const {
+  return impl_->cfg;
+}
 
 Server::Recovery Server::recovery() const {
   std::lock_guard<std::mutex> lk(impl_->mu);

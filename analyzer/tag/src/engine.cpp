@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <hs/hs.h>
 #include <pcre2.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -13,11 +14,10 @@
 #include <map>
 #include <random>
 #include <sstream>
-#include <unistd.h>
 
+#include "engine_internal.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/tag/tag.hpp"
-#include "engine_internal.hpp"
 
 namespace faultline::tag {
 
@@ -98,7 +98,7 @@ class ScannerImpl final : public Scanner {
   struct Ctx {
     ScannerImpl* self;
     const char* data;
-    size_t base;   // offset of data within the caller's chunk
+    size_t base;  // offset of data within the caller's chunk
     size_t len;
     const uint8_t* applies;  // per signature: 1 = applies to this kind
   };
@@ -150,8 +150,8 @@ class EngineImpl final : public Engine {
 
   std::vector<Signature> sigs_;
   std::map<std::string, uint32_t, std::less<>> by_id_;
-  std::vector<uint32_t> expr_sig_;      // expression id -> signature index
-  std::vector<uint8_t> verify_;         // per signature: hits re-checked on their line
+  std::vector<uint32_t> expr_sig_;  // expression id -> signature index
+  std::vector<uint8_t> verify_;     // per signature: hits re-checked on their line
   std::map<std::string, std::vector<uint8_t>, std::less<>> kinds_;
   std::vector<uint8_t> all_, other_;
   DbPtr db_;
@@ -180,11 +180,12 @@ int ScannerImpl::on_match(unsigned id, unsigned long long /*from*/, unsigned lon
   const size_t begin =
       nl_before ? static_cast<size_t>(static_cast<const char*>(nl_before) - c->data) + 1 : 0;
   const void* nl_after = memchr(c->data + pos, '\n', c->len - pos);
-  const size_t end = nl_after ? static_cast<size_t>(static_cast<const char*>(nl_after) - c->data)
-                              : c->len;
+  const size_t end =
+      nl_after ? static_cast<size_t>(static_cast<const char*>(nl_after) - c->data) : c->len;
   self->last_begin_[sig] = c->base + begin;
   self->last_end_[sig] = c->base + end;
-  self->hits_.push_back(Hit{sig, c->base + static_cast<size_t>(to), c->base + begin, c->base + end});
+  self->hits_.push_back(
+      Hit{sig, c->base + static_cast<size_t>(to), c->base + begin, c->base + end});
   return 0;
 }
 
@@ -275,8 +276,8 @@ std::vector<std::pair<std::string, std::string>> EngineImpl::captures(uint32_t s
   if (line.size() > kCaptureMaxLine) line = line.substr(0, kCaptureMaxLine);
   pcre2_match_data* md = pcre2_match_data_create_from_pattern(cap.code.get(), nullptr);
   if (!md) return out;
-  const int rc = pcre2_match(cap.code.get(), reinterpret_cast<PCRE2_SPTR>(line.data()),
-                             line.size(), 0, 0, md, mctx_.get());
+  const int rc = pcre2_match(cap.code.get(), reinterpret_cast<PCRE2_SPTR>(line.data()), line.size(),
+                             0, 0, md, mctx_.get());
   if (rc > 0) {
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     const uint32_t pairs = pcre2_get_ovector_count(md);
@@ -491,8 +492,7 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
         if (cerr && cerr->expression >= 0 &&
             static_cast<size_t>(cerr->expression) < origin.size()) {
           const auto [si, pi] = origin[static_cast<size_t>(cerr->expression)];
-          *error = where(sigs_[si], pi) + ": pattern `" + sigs_[si].patterns[pi] +
-                   "`: " + msg;
+          *error = where(sigs_[si], pi) + ": pattern `" + sigs_[si].patterns[pi] + "`: " + msg;
         } else {
           *error = "Hyperscan: " + msg;
         }

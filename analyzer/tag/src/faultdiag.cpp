@@ -226,9 +226,9 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
       const auto c = static_cast<unsigned char>(ch);
       if (c < 0x20 || c == 0x7f) ch = ' ';
     }
-    const std::string source =
-        e.contains("source_file") && e["source_file"].is_string() ? e["source_file"].get<std::string>()
-                                                                   : std::string();
+    const std::string source = e.contains("source_file") && e["source_file"].is_string()
+                                   ? e["source_file"].get<std::string>()
+                                   : std::string();
     bool known = false;
     x.kinds = kinds_of(source, &known);
     if (!known)
@@ -304,10 +304,11 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
   out << YAML::EndSeq << YAML::EndMap;
   if (!out.good()) throw std::invalid_argument(std::string("YAML: ") + out.GetLastError());
 
-  std::string text = "# Imported from a MindCluster FaultDiag knowledge base (kg-config.json) by\n"
-                     "# `faultline rules import-faultdiag`: " +
-                     std::to_string(st.imported) + " signatures, " + std::to_string(st.skipped) +
-                     " entries skipped.\n";
+  std::string text =
+      "# Imported from a MindCluster FaultDiag knowledge base (kg-config.json) by\n"
+      "# `faultline rules import-faultdiag`: " +
+      std::to_string(st.imported) + " signatures, " + std::to_string(st.skipped) +
+      " entries skipped.\n";
   text += out.c_str();
   text += "\n";
   return text;

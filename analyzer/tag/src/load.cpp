@@ -14,15 +14,15 @@ namespace faultline::tag {
 
 const std::vector<std::string_view>& known_kinds() {
   static const std::vector<std::string_view> kinds = {
-      "plog",         "device_app_log", "device_os_log", "device_fw_log", "device_event_log",
-      "device_syslog", "slogd_log",     "bbox_history",  "host_kernel_log", "dmesg",
-      "dmesg_t",      "journal",        "syslog",        "install_log",   "operation_log",
-      "npu_smi_info", "npu_smi_kv",     "version_info",  "dpkg_list",     "rpm_list",
-      "pip_list",     "proc_maps",      "proc_cmdline",  "environ",       "mountinfo",
-      "modinfo",      "modprobe",       "lsmod",         "ls_listing",    "uname",
-      "uptime",       "proc_stat",      "date",          "timedatectl",   "ulimit",
-      "sysctl",       "lspci",          "train_log",     "probe_output",  "manifest",
-      "readlink",     "proc_limits",    "timezone",      "hostname",      "text",
+      "plog",          "device_app_log", "device_os_log", "device_fw_log",   "device_event_log",
+      "device_syslog", "slogd_log",      "bbox_history",  "host_kernel_log", "dmesg",
+      "dmesg_t",       "journal",        "syslog",        "install_log",     "operation_log",
+      "npu_smi_info",  "npu_smi_kv",     "version_info",  "dpkg_list",       "rpm_list",
+      "pip_list",      "proc_maps",      "proc_cmdline",  "environ",         "mountinfo",
+      "modinfo",       "modprobe",       "lsmod",         "ls_listing",      "uname",
+      "uptime",        "proc_stat",      "date",          "timedatectl",     "ulimit",
+      "sysctl",        "lspci",          "train_log",     "probe_output",    "manifest",
+      "readlink",      "proc_limits",    "timezone",      "hostname",        "text",
       "binary"};
   return kinds;
 }
@@ -70,7 +70,8 @@ struct Ctx {
   std::vector<std::string>& errors;
   std::vector<std::string>& warnings;
   void error(int line, const std::string& id, const std::string& msg) const {
-    errors.push_back(file + ":" + std::to_string(line) + ": " + (id.empty() ? "" : id + ": ") + msg);
+    errors.push_back(file + ":" + std::to_string(line) + ": " + (id.empty() ? "" : id + ": ") +
+                     msg);
   }
   void warn(int line, const std::string& id, const std::string& msg) const {
     warnings.push_back(file + ":" + std::to_string(line) + ": " + (id.empty() ? "" : id + ": ") +
@@ -79,8 +80,8 @@ struct Ctx {
 };
 
 const std::set<std::string, std::less<>> kSigKeys = {
-    "id",       "title",      "kinds",    "severity", "status", "flags", "patterns",
-    "capture",  "references", "examples", "causes",   "notes",  "description"};
+    "id",      "title",      "kinds",    "severity", "status", "flags",      "patterns",
+    "capture", "references", "examples", "causes",   "notes",  "description"};
 
 std::optional<Severity> parse_severity(std::string_view s) {
   if (s == "debug") return Severity::debug;
@@ -167,8 +168,7 @@ bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& 
   if (const auto sev = n["severity"]) {
     auto v = sev.IsScalar() ? parse_severity(sev.Scalar()) : std::nullopt;
     if (!v) {
-      cx.error(line_of(sev, line), id,
-               "bad severity (debug|info|notice|warning|error|critical)");
+      cx.error(line_of(sev, line), id, "bad severity (debug|info|notice|warning|error|critical)");
       ok = false;
     } else {
       s->severity = *v;
@@ -179,8 +179,8 @@ bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& 
   }
 
   if (const auto st = n["status"]) {
-    if (!st.IsScalar() || (st.Scalar() != "experimental" && st.Scalar() != "stable" &&
-                           st.Scalar() != "deprecated")) {
+    if (!st.IsScalar() ||
+        (st.Scalar() != "experimental" && st.Scalar() != "stable" && st.Scalar() != "deprecated")) {
       cx.error(line_of(st, line), id, "bad status (experimental|stable|deprecated)");
       ok = false;
     } else {
@@ -276,7 +276,8 @@ bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& 
             std::sort(x.captures.begin(), x.captures.end());
           }
           if (s->capture.empty() && !x.captures.empty()) {
-            cx.error(x.file_line, id, "example expects captures but the signature has no `capture`");
+            cx.error(x.file_line, id,
+                     "example expects captures but the signature has no `capture`");
             ok = false;
           }
         }
@@ -349,8 +350,7 @@ std::vector<Signature> load_root(const std::vector<RuleFile>& files, RuleSet* ou
     }
     const auto fam = doc["family"];
     if (!fam || !fam.IsScalar() || fam.Scalar() != family) {
-      cx.error(fam ? line_of(fam, 1) : 1, "",
-               "`family` must equal the file stem `" + family + "`");
+      cx.error(fam ? line_of(fam, 1) : 1, "", "`family` must equal the file stem `" + family + "`");
       continue;
     }
     for (auto it = doc.begin(); it != doc.end(); ++it) {
@@ -390,7 +390,9 @@ std::vector<Signature> load_root(const std::vector<RuleFile>& files, RuleSet* ou
 
 }  // namespace
 
-RuleSet load_signatures(const std::vector<RuleFile>& files) { return load_signature_roots({files}); }
+RuleSet load_signatures(const std::vector<RuleFile>& files) {
+  return load_signature_roots({files});
+}
 
 RuleSet load_signature_roots(const std::vector<std::vector<RuleFile>>& roots) {
   RuleSet out;

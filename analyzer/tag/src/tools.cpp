@@ -156,8 +156,7 @@ std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& 
       out.push_back(Problem{lv, s.file, line ? line : s.file_line, s.id, msg});
     };
     for (const auto& k : s.kinds)
-      if (!kind_known(k))
-        add(Problem::Level::error, s.file_line, "unknown kind `" + k + "`");
+      if (!kind_known(k)) add(Problem::Level::error, s.file_line, "unknown kind `" + k + "`");
     for (const auto& c : s.causes)
       if (!ids.count(c)) add(Problem::Level::warning, s.file_line, "causes unknown id `" + c + "`");
 

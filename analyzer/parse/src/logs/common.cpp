@@ -37,8 +37,8 @@ int64_t read_fraction(std::string_view s, size_t& pos) {
     ++i;
   }
   // CANN "mmm.uuu": milliseconds, a dot, microseconds.
-  if (i - pos == 3 && i < s.size() && s[i] == '.' &&
-      fixed_digits(s, i + 1, 3) >= 0 && (i + 4 >= s.size() || !is_digit(s[i + 4]))) {
+  if (i - pos == 3 && i < s.size() && s[i] == '.' && fixed_digits(s, i + 1, 3) >= 0 &&
+      (i + 4 >= s.size() || !is_digit(s[i + 4]))) {
     v = v * 1000 + fixed_digits(s, i + 1, 3);
     n = 6;
     i += 4;
@@ -153,40 +153,80 @@ bool slog_level(std::string_view lvl, Severity& sev) {
     int64_t n = 0;
     if (!read_uint(lvl, p, n) || p != lvl.size()) return false;
     switch (n) {
-      case 0: sev = Severity::debug; break;
-      case 1: sev = Severity::info; break;
-      case 2: sev = Severity::warning; break;
-      case 3: sev = Severity::error; break;
-      case 4: sev = Severity::debug; break;
-      default: sev = Severity::info; break;
+      case 0:
+        sev = Severity::debug;
+        break;
+      case 1:
+        sev = Severity::info;
+        break;
+      case 2:
+        sev = Severity::warning;
+        break;
+      case 3:
+        sev = Severity::error;
+        break;
+      case 4:
+        sev = Severity::debug;
+        break;
+      default:
+        sev = Severity::info;
+        break;
     }
     return true;
   }
   switch (lvl[0]) {
     case 'E':
-      if (lvl == "ERROR") { sev = Severity::error; return true; }
-      if (lvl == "EVENT") { sev = Severity::info; return true; }
+      if (lvl == "ERROR") {
+        sev = Severity::error;
+        return true;
+      }
+      if (lvl == "EVENT") {
+        sev = Severity::info;
+        return true;
+      }
       return false;
     case 'I':
-      if (lvl == "INFO") { sev = Severity::info; return true; }
+      if (lvl == "INFO") {
+        sev = Severity::info;
+        return true;
+      }
       return false;
     case 'W':
-      if (lvl == "WARNING" || lvl == "WARN") { sev = Severity::warning; return true; }
+      if (lvl == "WARNING" || lvl == "WARN") {
+        sev = Severity::warning;
+        return true;
+      }
       return false;
     case 'D':
-      if (lvl == "DEBUG") { sev = Severity::debug; return true; }
+      if (lvl == "DEBUG") {
+        sev = Severity::debug;
+        return true;
+      }
       return false;
     case 'N':
-      if (lvl == "NULL") { sev = Severity::debug; return true; }
-      if (lvl == "NOTICE") { sev = Severity::notice; return true; }
+      if (lvl == "NULL") {
+        sev = Severity::debug;
+        return true;
+      }
+      if (lvl == "NOTICE") {
+        sev = Severity::notice;
+        return true;
+      }
       return false;
     case 'C':
-      if (lvl == "CRITICAL") { sev = Severity::critical; return true; }
+      if (lvl == "CRITICAL") {
+        sev = Severity::critical;
+        return true;
+      }
       return false;
     case 'F':
-      if (lvl == "FATAL") { sev = Severity::critical; return true; }
+      if (lvl == "FATAL") {
+        sev = Severity::critical;
+        return true;
+      }
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -197,13 +237,13 @@ struct IdNeedle {
 };
 // First characters: d D c u r R. Scanned once per message.
 constexpr std::array<IdNeedle, 26> kIdNeedles = {{
-    {"device_id=", true},   {"device_id:", true},  {"device_id[", true},   {"deviceId=", true},
-    {"deviceId[", true},    {"deviceId:", true},   {"deviceId(", true},    {"devid=", true},
-    {"devid(", true},       {"devId=", true},      {"devId(", true},       {"dev_id=", true},
-    {"dev=", true},         {"device=", true},     {"device(", true},      {"deviceLogicId[", true},
-    {"Device:", true},      {"chipId:", true},     {"udevid=", true},      {"rankId[", false},
-    {"rankId:", false},     {"rankId=", false},    {"RankID:", false},     {"rank[", false},
-    {"rank=", false},       {"userRank[", false},
+    {"device_id=", true}, {"device_id:", true}, {"device_id[", true}, {"deviceId=", true},
+    {"deviceId[", true},  {"deviceId:", true},  {"deviceId(", true},  {"devid=", true},
+    {"devid(", true},     {"devId=", true},     {"devId(", true},     {"dev_id=", true},
+    {"dev=", true},       {"device=", true},    {"device(", true},    {"deviceLogicId[", true},
+    {"Device:", true},    {"chipId:", true},    {"udevid=", true},    {"rankId[", false},
+    {"rankId:", false},   {"rankId=", false},   {"RankID:", false},   {"rank[", false},
+    {"rank=", false},     {"userRank[", false},
 }};
 }  // namespace
 
@@ -244,7 +284,8 @@ void find_ids(std::string_view msg, int32_t& device, int32_t& rank) {
       break;
     }
   }
-  for (size_t p = msg.find('I'); p != std::string_view::npos && p < dev_pos; p = msg.find('I', p + 1)) {
+  for (size_t p = msg.find('I'); p != std::string_view::npos && p < dev_pos;
+       p = msg.find('I', p + 1)) {
     if (p < 4 || msg.compare(p - 4, 4, "chip") != 0) continue;
     if (id_at(msg, p - 4, true, v)) {
       device = static_cast<int32_t>(v);
@@ -252,7 +293,8 @@ void find_ids(std::string_view msg, int32_t& device, int32_t& rank) {
     }
   }
   for (size_t p = msg.find('k'); p != std::string_view::npos; p = msg.find('k', p + 1)) {
-    if (p < 3 || msg[p - 1] != 'n' || msg[p - 2] != 'a' || (msg[p - 3] != 'r' && msg[p - 3] != 'R')) continue;
+    if (p < 3 || msg[p - 1] != 'n' || msg[p - 2] != 'a' || (msg[p - 3] != 'r' && msg[p - 3] != 'R'))
+      continue;
     size_t s = p - 3;
     if (s >= 4 && msg.compare(s - 4, 4, "user") == 0) s -= 4;  // userRank[
     if (id_at(msg, s, false, v)) {
@@ -281,14 +323,22 @@ int32_t device_from_path(std::string_view path) {
 
 namespace {
 bool kernel_level_word(std::string_view w, Severity& sev) {
-  if (w == "ERROR" || w == "ERR") sev = Severity::error;
-  else if (w == "WARN" || w == "WARNING") sev = Severity::warning;
-  else if (w == "INFO") sev = Severity::info;
-  else if (w == "NOTICE") sev = Severity::notice;
-  else if (w == "DEBUG") sev = Severity::debug;
-  else if (w == "EVENT") sev = Severity::info;
-  else if (w == "CRIT" || w == "FATAL") sev = Severity::critical;
-  else return false;
+  if (w == "ERROR" || w == "ERR")
+    sev = Severity::error;
+  else if (w == "WARN" || w == "WARNING")
+    sev = Severity::warning;
+  else if (w == "INFO")
+    sev = Severity::info;
+  else if (w == "NOTICE")
+    sev = Severity::notice;
+  else if (w == "DEBUG")
+    sev = Severity::debug;
+  else if (w == "EVENT")
+    sev = Severity::info;
+  else if (w == "CRIT" || w == "FATAL")
+    sev = Severity::critical;
+  else
+    return false;
   return true;
 }
 
@@ -413,16 +463,20 @@ Severity kernel_keyword_severity(std::string_view m, Severity base) {
     if (!kKeywordStart[static_cast<unsigned char>(m[i])]) continue;
     switch (m[i]) {
       case 'U':
-        if (at(m, i, "Unknown symbol") || at(m, i, "Uncorrected")) return Severity::error > base ? Severity::error : base;
+        if (at(m, i, "Unknown symbol") || at(m, i, "Uncorrected"))
+          return Severity::error > base ? Severity::error : base;
         break;
       case 'O':
-        if (at(m, i, "Out of memory") || at(m, i, "Oops")) return Severity::error > base ? Severity::error : base;
+        if (at(m, i, "Out of memory") || at(m, i, "Oops"))
+          return Severity::error > base ? Severity::error : base;
         break;
       case 'o':
-        if (at(m, i, "out of memory") || at(m, i, "oom-kill")) return Severity::error > base ? Severity::error : base;
+        if (at(m, i, "out of memory") || at(m, i, "oom-kill"))
+          return Severity::error > base ? Severity::error : base;
         break;
       case 'K':
-        if (at(m, i, "Killed process") || at(m, i, "Kernel panic")) return Severity::error > base ? Severity::error : base;
+        if (at(m, i, "Killed process") || at(m, i, "Kernel panic"))
+          return Severity::error > base ? Severity::error : base;
         break;
       case 'H':
         if (at(m, i, "Hardware Error") || at(m, i, "Hardware error") || at(m, i, "Heartbeat lost"))
@@ -436,7 +490,8 @@ Severity kernel_keyword_severity(std::string_view m, Severity base) {
         if (at(m, i, "BUG:")) return Severity::error > base ? Severity::error : base;
         break;
       case 'd':
-        if (at(m, i, "disagrees about version of symbol")) return Severity::error > base ? Severity::error : base;
+        if (at(m, i, "disagrees about version of symbol"))
+          return Severity::error > base ? Severity::error : base;
         break;
       case 's':
         if (at(m, i, "segfault")) return Severity::error > base ? Severity::error : base;
@@ -444,13 +499,17 @@ Severity kernel_keyword_severity(std::string_view m, Severity base) {
       case 'A':
         if (at(m, i, "AER")) warn = true;
         break;
-      default: break;
+      default:
+        break;
     }
     if (!warn) {
       const char c = m[i];
-      if ((c == 'e' || c == 'E') && iat(m, i, "error")) warn = true;
-      else if ((c == 'f' || c == 'F') && iat(m, i, "fail")) warn = true;
-      else if ((c == 't' || c == 'T') && (iat(m, i, "timeout") || iat(m, i, "timed out"))) warn = true;
+      if ((c == 'e' || c == 'E') && iat(m, i, "error"))
+        warn = true;
+      else if ((c == 'f' || c == 'F') && iat(m, i, "fail"))
+        warn = true;
+      else if ((c == 't' || c == 'T') && (iat(m, i, "timeout") || iat(m, i, "timed out")))
+        warn = true;
     }
   }
   const Severity s = warn ? Severity::warning : Severity::info;
@@ -516,11 +575,21 @@ std::string json_escape(std::string_view s) {
   out.reserve(s.size() + 2);
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           static constexpr char kHex[] = "0123456789abcdef";

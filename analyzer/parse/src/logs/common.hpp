@@ -16,13 +16,27 @@ namespace faultline::parse::logs {
 // ignored. Multi-line blocks have their own bound (Block::kMaxBytes).
 inline constexpr size_t kMaxLineBytes = 64 * 1024;
 
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-inline bool is_alpha(char c) { return is_upper(c) || is_lower(c); }
-inline bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-inline bool is_ident(char c) { return is_alnum(c) || c == '_'; }
-inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+inline bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+inline bool is_upper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+inline bool is_lower(char c) {
+  return c >= 'a' && c <= 'z';
+}
+inline bool is_alpha(char c) {
+  return is_upper(c) || is_lower(c);
+}
+inline bool is_alnum(char c) {
+  return is_alpha(c) || is_digit(c);
+}
+inline bool is_ident(char c) {
+  return is_alnum(c) || c == '_';
+}
+inline bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 inline bool starts_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
@@ -30,9 +44,13 @@ inline bool starts_with(std::string_view s, std::string_view p) {
 inline bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
-inline bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+inline bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
 
-inline std::string_view clip(std::string_view s) { return s.substr(0, kMaxLineBytes); }
+inline std::string_view clip(std::string_view s) {
+  return s.substr(0, kMaxLineBytes);
+}
 
 inline std::string_view ltrim(std::string_view s) {
   size_t i = 0;
@@ -43,8 +61,12 @@ inline std::string_view rtrim_blank(std::string_view s) {
   while (!s.empty() && (is_blank(s.back()) || s.back() == '\r')) s.remove_suffix(1);
   return s;
 }
-inline std::string_view trim_blank(std::string_view s) { return rtrim_blank(ltrim(s)); }
-inline bool is_blank_line(std::string_view s) { return ltrim(rtrim_blank(s)).empty(); }
+inline std::string_view trim_blank(std::string_view s) {
+  return rtrim_blank(ltrim(s));
+}
+inline bool is_blank_line(std::string_view s) {
+  return ltrim(rtrim_blank(s)).empty();
+}
 inline size_t indent_of(std::string_view s) {
   size_t i = 0;
   while (i < s.size() && is_blank(s[i])) ++i;

@@ -91,8 +91,10 @@ bool ErrorBlocks::continues(std::string_view payload) const {
       if (starts_with(payload, code_)) return true;
       if (starts_with(payload, "TraceBack (most recent call last)")) return true;
       return depth_ > 0 && depth_lines_ < 64;
-    case Mode::hint: return is_blank(payload[0]);
-    case Mode::cpp_stack: return starts_with(payload, "frame #") || is_blank(payload[0]);
+    case Mode::hint:
+      return is_blank(payload[0]);
+    case Mode::cpp_stack:
+      return starts_with(payload, "frame #") || is_blank(payload[0]);
   }
   return false;
 }
@@ -116,7 +118,8 @@ void ErrorBlocks::take_time(std::string_view payload) {
     }
     return;
   }
-  if (mode_ == Mode::cann && starts_with(payload, code_) && payload.size() > 8 && payload[6] == ':') {
+  if (mode_ == Mode::cann && starts_with(payload, code_) && payload.size() > 8 &&
+      payload[6] == ':') {
     size_t q = 7;
     while (q < payload.size() && payload[q] == ' ') ++q;
     RawTime t;
@@ -170,7 +173,8 @@ bool ErrorBlocks::feed(std::string_view raw, std::string_view payload, const Lin
     start(Mode::hint, raw, payload, {}, ctx);
     return true;
   }
-  if (starts_with(payload, "Exception raised from ") && contains(payload, "most recent call first")) {
+  if (starts_with(payload, "Exception raised from ") &&
+      contains(payload, "most recent call first")) {
     start(Mode::cpp_stack, raw, payload, {}, ctx);
     return true;
   }

@@ -11,8 +11,8 @@
 
 namespace faultline::parse::logs {
 
-// `EE9999: Inner Error!`, `EZ9999: Internal error!`, `EE9999[PID: 818] ...`, `EI0002: [PID: 7277] ...`,
-// `EI0006: 2024-08-05-18:15:21.270.506 ...`, `EH9999  wait for ...`, and the 2025-12 form
+// `EE9999: Inner Error!`, `EZ9999: Internal error!`, `EE9999[PID: 818] ...`, `EI0002: [PID: 7277]
+// ...`, `EI0006: 2024-08-05-18:15:21.270.506 ...`, `EH9999  wait for ...`, and the 2025-12 form
 // `[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): ...`. Sets the code.
 bool cann_block_header(std::string_view s, std::string_view& code);
 

@@ -42,7 +42,8 @@ struct Session {
   std::string time;
   std::string run;
   std::string base, from, to, current;
-  std::string path_version;  // from an install path (.../ascend-toolkit/8.5.0/..., .../cann-9.1.0/...)
+  std::string
+      path_version;  // from an install path (.../ascend-toolkit/8.5.0/..., .../cann-9.1.0/...)
   bool open = false, uninstall_cmd = false, uninstalled_ok = false, installed_ok = false;
   bool upgraded_ok = false, failed = false, reboot = false, ended = false;
   uint32_t line = 0;
@@ -101,8 +102,10 @@ class InstallLogParser final : public Parser {
     e.message = text;
     e.module = "install";
     const std::string_view m = ltrim(text);
-    if (starts_with(m, "ERROR") || contains(m, "Error:")) e.severity = Severity::error;
-    else if (starts_with(m, "WARNING")) e.severity = Severity::warning;
+    if (starts_with(m, "ERROR") || contains(m, "Error:"))
+      e.severity = Severity::error;
+    else if (starts_with(m, "WARNING"))
+      e.severity = Severity::warning;
     e.keep = keep_line(m);
     sink.event(e);
   }
@@ -150,8 +153,8 @@ class InstallLogParser final : public Parser {
       if (starts_with(m, "Command uninstall")) s->uninstall_cmd = true;
       return;
     }
-    const bool end = starts_with(m, "End time") || starts_with(m, "End Time") ||
-                     starts_with(m, "InstallEnd:");
+    const bool end =
+        starts_with(m, "End time") || starts_with(m, "End Time") || starts_with(m, "InstallEnd:");
     // lines that only an install session prints (not the Server sub-step of a driver run)
     const bool marker = contains(m, "UserCommand") || contains(m, "base version is") ||
                         contains(m, "package installed successfully") ||
@@ -184,13 +187,15 @@ class InstallLogParser final : public Parser {
         if (at == std::string_view::npos) continue;
         std::string_view rest = m.substr(at + key.size());
         rest = rest.substr(0, rest.find_first_of("/ ;,'\""));
-        if (!rest.empty() && rest[0] >= '0' && rest[0] <= '9' && rest.find('.') != std::string_view::npos) {
+        if (!rest.empty() && rest[0] >= '0' && rest[0] <= '9' &&
+            rest.find('.') != std::string_view::npos) {
           s->path_version = std::string(rest);
           break;
         }
       }
     }
-    if (contains(m, "Current package version is ")) s->current = version_token(after(m, "Current package version is "));
+    if (contains(m, "Current package version is "))
+      s->current = version_token(after(m, "Current package version is "));
     if (contains(m, "the new opp module version is ")) {
       s->from = version_token(after(m, "Existed opp module version is "));
       s->to = version_token(after(m, "the new opp module version is "));
@@ -252,7 +257,8 @@ class InstallLogParser final : public Parser {
     ev.reboot_required = s.reboot;
     sink.fact(Fact{"install.event", ev.json(), s.line});
     // a CANN package installed with a known version: state it like a version file would
-    static constexpr std::string_view kCann[] = {"toolkit", "runtime", "nnae", "nnrt", "cann", "kernels"};
+    static constexpr std::string_view kCann[] = {"toolkit", "runtime", "nnae",
+                                                 "nnrt",    "cann",    "kernels"};
     const bool cann = std::find(std::begin(kCann), std::end(kCann), ev.package) != std::end(kCann);
     if (cann && ev.result == "success" && ev.action != "uninstall" && !ev.to.empty())
       sink.fact(Fact{"cann.version.installed", ev.to, s.line});
@@ -262,15 +268,16 @@ class InstallLogParser final : public Parser {
   std::vector<Session> sessions_;
 };
 
-// "Install SUGGESTION root 2025-03-29 04:10:34 127.0.0.1 <run> success install_type=full; cmdlist=..."
+// "Install SUGGESTION root 2025-03-29 04:10:34 127.0.0.1 <run> success install_type=full;
+// cmdlist=..."
 class OperationLogParser final : public Parser {
  public:
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
     text = clip(text);
     if (is_blank_line(text)) return;
     const auto f = faultline::text::split_ws(text);
-    if (f.size() < 8 || !(f[0] == "Install" || f[0] == "Upgrade" || f[0] == "Uninstall" ||
-                          f[0] == "Rollback")) {
+    if (f.size() < 8 ||
+        !(f[0] == "Install" || f[0] == "Upgrade" || f[0] == "Uninstall" || f[0] == "Rollback")) {
       sink.malformed(ctx, "not an operation.log record");
       return;
     }
@@ -299,8 +306,10 @@ class OperationLogParser final : public Parser {
     ev.time = stamp;
     const std::string ver = version_from_run(run);
     ev.action = lower(f[0]);
-    if (ev.action == "uninstall") ev.from = ver;
-    else ev.to = ver;
+    if (ev.action == "uninstall")
+      ev.from = ver;
+    else
+      ev.to = ver;
     ev.result = result == "success" ? "success" : "failed";
     ev.reboot_required = false;
     sink.fact(Fact{"install.event", ev.json(), ctx.line});
@@ -309,7 +318,9 @@ class OperationLogParser final : public Parser {
 
 }  // namespace
 
-std::unique_ptr<Parser> make_install_log(std::string_view) { return std::make_unique<InstallLogParser>(); }
+std::unique_ptr<Parser> make_install_log(std::string_view) {
+  return std::make_unique<InstallLogParser>();
+}
 std::unique_ptr<Parser> make_operation_log(std::string_view) {
   return std::make_unique<OperationLogParser>();
 }

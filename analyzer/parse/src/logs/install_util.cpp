@@ -53,7 +53,9 @@ int rank_of(const Seg& g) {
   return 3;
 }
 
-int cmp3(int64_t a, int64_t b) { return a < b ? -1 : (a > b ? 1 : 0); }
+int cmp3(int64_t a, int64_t b) {
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
 int cmpsv(std::string_view a, std::string_view b) {
   const int c = a.compare(b);
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
@@ -102,9 +104,8 @@ std::string version_from_run(std::string_view run) {
 
 std::string package_from_run(std::string_view run) {
   static constexpr std::array<std::string_view, 18> kKnown = {
-      "driver", "firmware", "toolkit",  "kernels", "nnae",    "nnal",
-      "nnrt",   "opp",      "tfplugin", "mcu",     "runtime", "compiler",
-      "hccl",   "aoe",      "fwkplugin", "ops",    "cann",    "opensdk"};
+      "driver", "firmware", "toolkit",  "kernels", "nnae", "nnal",      "nnrt", "opp",  "tfplugin",
+      "mcu",    "runtime",  "compiler", "hccl",    "aoe",  "fwkplugin", "ops",  "cann", "opensdk"};
   const size_t slash = run.find_last_of('/');
   if (slash != std::string_view::npos) run = run.substr(slash + 1);
   for (std::string_view tok : split_any(run, "-_.")) {
@@ -119,8 +120,8 @@ std::string InstallEvent::json() const {
   std::string o = "{\"package\":\"" + json_escape(package) + "\",\"action\":\"" +
                   json_escape(action) + "\",\"from\":\"" + json_escape(from) + "\",\"to\":\"" +
                   json_escape(to) + "\",\"time\":\"" + json_escape(time) + "\",\"result\":\"" +
-                  json_escape(result) + "\",\"reboot_required\":" +
-                  (reboot_required ? "true" : "false") + "}";
+                  json_escape(result) +
+                  "\",\"reboot_required\":" + (reboot_required ? "true" : "false") + "}";
   return o;
 }
 

@@ -95,13 +95,28 @@ class HostKernelParser final : public Parser {
 // ---------------------------------------------------------------- dmesg / dmesg -T
 bool printk_level(char c, Severity& s) {
   switch (c) {
-    case '0': case '1': case '2': s = Severity::critical; return true;
-    case '3': s = Severity::error; return true;
-    case '4': s = Severity::warning; return true;
-    case '5': s = Severity::notice; return true;
-    case '6': s = Severity::info; return true;
-    case '7': s = Severity::debug; return true;
-    default: return false;
+    case '0':
+    case '1':
+    case '2':
+      s = Severity::critical;
+      return true;
+    case '3':
+      s = Severity::error;
+      return true;
+    case '4':
+      s = Severity::warning;
+      return true;
+    case '5':
+      s = Severity::notice;
+      return true;
+    case '6':
+      s = Severity::info;
+      return true;
+    case '7':
+      s = Severity::debug;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -120,7 +135,8 @@ bool read_ctime(std::string_view s, size_t& pos, RawTime& t) {
 
 class DmesgParser final : public Parser {
  public:
-  DmesgParser(bool ctime, std::string_view path) : ctime_(ctime), path_device_(device_from_path(path)) {}
+  DmesgParser(bool ctime, std::string_view path)
+      : ctime_(ctime), path_device_(device_from_path(path)) {}
   void line(std::string_view text, const LineCtx& ctx, Sink& sink) override {
     text = clip(text);
     if (is_blank_line(text)) return;
@@ -199,13 +215,20 @@ bool syslog_priority(std::string_view pri, Severity& s) {
   for (size_t i = 0; i < dot; ++i)
     if (!is_lower(pri[i]) && !is_digit(pri[i])) return false;
   const std::string_view lvl = pri.substr(dot + 1);
-  if (lvl == "emerg" || lvl == "alert" || lvl == "crit") s = Severity::critical;
-  else if (lvl == "err" || lvl == "error") s = Severity::error;
-  else if (lvl == "warn" || lvl == "warning") s = Severity::warning;
-  else if (lvl == "notice") s = Severity::notice;
-  else if (lvl == "info") s = Severity::info;
-  else if (lvl == "debug") s = Severity::debug;
-  else return false;
+  if (lvl == "emerg" || lvl == "alert" || lvl == "crit")
+    s = Severity::critical;
+  else if (lvl == "err" || lvl == "error")
+    s = Severity::error;
+  else if (lvl == "warn" || lvl == "warning")
+    s = Severity::warning;
+  else if (lvl == "notice")
+    s = Severity::notice;
+  else if (lvl == "info")
+    s = Severity::info;
+  else if (lvl == "debug")
+    s = Severity::debug;
+  else
+    return false;
   return true;
 }
 

@@ -37,7 +37,8 @@ class SlogdParser final : public Parser {
         // "file.c:123: msg"
         std::string_view msg = text.substr(p);
         const size_t c = msg.find(": ");
-        if (c != std::string_view::npos && c < 64 && c > 0 && is_digit(msg[c - 1])) msg = msg.substr(c + 2);
+        if (c != std::string_view::npos && c < 64 && c > 0 && is_digit(msg[c - 1]))
+          msg = msg.substr(c + 2);
         e.message = msg;
         int32_t dev = -1, rank = -1;
         find_ids(msg, dev, rank);
@@ -47,7 +48,8 @@ class SlogdParser final : public Parser {
         return;
       }
     }
-    if (cont_.active() && printable_text(text) && !(text.size() > 4 && fixed_digits(text, 0, 4) >= 0)) {
+    if (cont_.active() && printable_text(text) &&
+        !(text.size() > 4 && fixed_digits(text, 0, 4) >= 0)) {
       cont_.emit(text, ctx, sink);
       return;
     }

@@ -16,7 +16,8 @@ namespace {
 std::string clean_name(std::string_view s) {
   std::string o;
   for (char c : s) {
-    if (is_alnum(c) || c == '_' || c == '-' || c == '.') o.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+    if (is_alnum(c) || c == '_' || c == '-' || c == '.')
+      o.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
     if (o.size() >= 48) break;
   }
   return o;
@@ -37,7 +38,8 @@ bool exit_line(std::string_view s, int64_t& code) {
   s = trim_blank(s);
   std::string l(s.substr(0, 40));
   for (char& c : l) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  for (std::string_view key : {"exit status", "exit code", "exitcode", "returncode", "rc", "[exit", "exit"}) {
+  for (std::string_view key :
+       {"exit status", "exit code", "exitcode", "returncode", "rc", "[exit", "exit"}) {
     if (!starts_with(l, key)) continue;
     size_t p = key.size();
     while (p < s.size() && (s[p] == ':' || s[p] == '=' || s[p] == ' ')) ++p;
@@ -91,8 +93,10 @@ class ProbeParser final : public Parser {
       }
     }
     if (t.empty() && !run_.active()) return;
-    if (!run_.active()) begin({}, text, ctx);
-    else run_.add(text);
+    if (!run_.active())
+      begin({}, text, ctx);
+    else
+      run_.add(text);
     int64_t code = 0;
     if (exit_line(t, code)) {
       exit_code_ = code;
@@ -103,7 +107,8 @@ class ProbeParser final : public Parser {
     if (starts_with(t, "Traceback (most recent call last)") || contains(t, "Error:") ||
         contains(t, "error code is"))
       saw_error_ = true;
-    if (contains(t, "timed out") || contains(t, "Timeout") || contains(t, "timeout!")) saw_timeout_ = true;
+    if (contains(t, "timed out") || contains(t, "Timeout") || contains(t, "timeout!"))
+      saw_timeout_ = true;
   }
 
   void finish(Sink& sink) override { close(sink); }
@@ -159,10 +164,12 @@ class ProbeParser final : public Parser {
     if (!run_.active()) return;
     std::string result;
     if (has_exit_) {
-      if (exit_code_ == 0) result = "pass";
+      if (exit_code_ == 0)
+        result = "pass";
       else if (exit_code_ == 124 || ((exit_code_ == 137 || exit_code_ == 143) && timeout_cmd_))
         result = "timeout";  // 124 is what timeout(1) exits with
-      else result = "fail";
+      else
+        result = "fail";
     } else if (saw_error_) {
       result = saw_timeout_ ? "timeout" : "fail";
     }

@@ -21,7 +21,8 @@ bool is_file_line_token(std::string_view c) {
 }
 
 // Firmware sub-header: "[seq ](dieid:0,cpuid:0) [file.c:363] func: msg", bare "file.c:177 func:",
-// LPM "(dieid:0) [mw_pg.c 59] msg", IMP "1 (device_id:0 die_id:0) [IMP] msg", MCU "[f.c:135] f: msg".
+// LPM "(dieid:0) [mw_pg.c 59] msg", IMP "1 (device_id:0 die_id:0) [IMP] msg", MCU "[f.c:135] f:
+// msg".
 SlogRest parse_fw_rest(std::string_view r, int32_t& device) {
   SlogRest out;
   size_t p = 0;
@@ -76,10 +77,14 @@ Severity event_severity(std::string_view msg, Severity dflt) {
   int64_t v = 0;
   if (!read_uint(msg, k, v)) return dflt;
   switch (v) {
-    case 0: return Severity::info;
-    case 1: return Severity::warning;
-    case 2: return Severity::error;
-    default: return Severity::critical;
+    case 0:
+      return Severity::info;
+    case 1:
+      return Severity::warning;
+    case 2:
+      return Severity::error;
+    default:
+      return Severity::critical;
   }
 }
 

@@ -37,8 +37,10 @@ bool host_like(std::string_view tok) {
   // 10.0.0.1
   int dots = 0;
   for (char c : tok) {
-    if (c == '.') ++dots;
-    else if (!is_digit(c)) return false;
+    if (c == '.')
+      ++dots;
+    else if (!is_digit(c))
+      return false;
   }
   return dots == 3;
 }
@@ -61,7 +63,8 @@ Launcher strip_launcher(std::string_view s) {
     }
     if (!r.empty() && r[0] == '(') {
       const size_t close = r.find(')');
-      if (close != std::string_view::npos && close < 96 && close + 1 < r.size() && r[close + 1] == ' ') {
+      if (close != std::string_view::npos && close < 96 && close + 1 < r.size() &&
+          r[close + 1] == ' ') {
         const std::string_view in = r.substr(1, close - 1);
         const size_t pp = in.find("pid=");
         if (pp != std::string_view::npos && pp > 0 && in[pp - 1] == ' ') {
@@ -85,7 +88,8 @@ Launcher strip_launcher(std::string_view s) {
     }
     {
       const size_t colon = r.find(": ");
-      if (colon != std::string_view::npos && colon > 0 && colon < 48 && host_like(r.substr(0, colon))) {
+      if (colon != std::string_view::npos && colon > 0 && colon < 48 &&
+          host_like(r.substr(0, colon))) {
         l.process = r.substr(0, colon);
         p += colon + 2;
         continue;
@@ -106,22 +110,37 @@ struct Logger {
 };
 
 bool level_word(std::string_view w, Severity& s) {
-  if (w == "ERROR") s = Severity::error;
-  else if (w == "WARNING" || w == "WARN") s = Severity::warning;
-  else if (w == "INFO") s = Severity::info;
-  else if (w == "DEBUG") s = Severity::debug;
-  else if (w == "CRITICAL" || w == "FATAL") s = Severity::critical;
-  else return false;
+  if (w == "ERROR")
+    s = Severity::error;
+  else if (w == "WARNING" || w == "WARN")
+    s = Severity::warning;
+  else if (w == "INFO")
+    s = Severity::info;
+  else if (w == "DEBUG")
+    s = Severity::debug;
+  else if (w == "CRITICAL" || w == "FATAL")
+    s = Severity::critical;
+  else
+    return false;
   return true;
 }
 
 bool c10_level(char c, Severity& s) {
   switch (c) {
-    case 'E': s = Severity::error; return true;
-    case 'W': s = Severity::warning; return true;
-    case 'I': s = Severity::info; return true;
-    case 'F': s = Severity::critical; return true;
-    default: return false;
+    case 'E':
+      s = Severity::error;
+      return true;
+    case 'W':
+      s = Severity::warning;
+      return true;
+    case 'I':
+      s = Severity::info;
+      return true;
+    case 'F':
+      s = Severity::critical;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -170,8 +189,8 @@ Logger strip_logger(std::string_view s) {
   {
     const size_t sp = s.find(' ');
     Severity lv{};
-    if (sp != std::string_view::npos && sp <= 8 && level_word(s.substr(0, sp), lv) &&
-        sp + 16 < n && s[sp + 3] == '-') {
+    if (sp != std::string_view::npos && sp <= 8 && level_word(s.substr(0, sp), lv) && sp + 16 < n &&
+        s[sp + 3] == '-') {
       RawTime t;
       const int mo = fixed_digits(s, sp + 1, 2);
       const int d = fixed_digits(s, sp + 4, 2);
@@ -294,7 +313,8 @@ bool rule_line(std::string_view b, char c) {
 
 std::string_view unquote(std::string_view v) {
   v = trim_blank(v);
-  if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
+  if (v.size() >= 2 &&
+      ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
     v = v.substr(1, v.size() - 2);
   return v;
 }
@@ -304,9 +324,9 @@ bool config_key(std::string_view k) {
   for (char c : k)
     if (!is_ident(c) && c != '.' && c != '-') return false;
   if (ends_with(k, "Error") || ends_with(k, "Exception") || ends_with(k, "Warning")) return false;
-  static constexpr std::string_view kNot[] = {"Traceback", "Error",  "ERROR", "WARNING", "INFO",
-                                              "DEBUG",     "Warning", "Note",  "http",    "https",
-                                              "File",      "Possible", "Solution", "TraceBack"};
+  static constexpr std::string_view kNot[] = {
+      "Traceback", "Error", "ERROR", "WARNING", "INFO",     "DEBUG",    "Warning",
+      "Note",      "http",  "https", "File",    "Possible", "Solution", "TraceBack"};
   for (auto w : kNot)
     if (k == w) return false;
   return true;
@@ -324,9 +344,12 @@ std::vector<std::string_view> split_top(std::string_view s) {
       if (c == quote && (i == 0 || s[i - 1] != '\\')) quote = 0;
       continue;
     }
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
     else if (c == ',' && depth == 0) {
       out.push_back(s.substr(b, i - b));
       b = i + 1;
@@ -348,16 +371,19 @@ size_t matching(std::string_view s, size_t open) {
       if (x == quote) quote = 0;
       continue;
     }
-    if (x == '\'' || x == '"') quote = x;
-    else if (x == o) ++depth;
-    else if (x == c && --depth == 0) return i;
+    if (x == '\'' || x == '"')
+      quote = x;
+    else if (x == o)
+      ++depth;
+    else if (x == c && --depth == 0)
+      return i;
   }
   return std::string_view::npos;
 }
 
 const std::set<std::string_view>& launchers() {
-  static const std::set<std::string_view> k = {"python", "python3", "torchrun", "deepspeed",
-                                               "accelerate", "mpirun", "msrun", "bash", "sh"};
+  static const std::set<std::string_view> k = {
+      "python", "python3", "torchrun", "deepspeed", "accelerate", "mpirun", "msrun", "bash", "sh"};
   return k;
 }
 
@@ -515,8 +541,8 @@ class TrainParser final : public Parser {
       return Severity::warning;
     if (g.has_level) return g.level;
     if (contains(b, ": No such file or directory") || contains(b, ": command not found") ||
-        icontains_word(b, "timeout") || icontains_word(b, "timed out") || icontains_word(b, "failed") ||
-        icontains_word(b, "exception"))
+        icontains_word(b, "timeout") || icontains_word(b, "timed out") ||
+        icontains_word(b, "failed") || icontains_word(b, "exception"))
       return Severity::warning;
     return Severity::info;
   }
@@ -602,8 +628,10 @@ class TrainParser final : public Parser {
     } else if (ends_with(b, " FAILED")) {
       cf.summary = std::string(b.substr(0, 128));
     }
-    if (rule_line(body, '=') && ++cf.rules >= 2) end_cf(st, sink);
-    else if (cf.block.lines() > 400) end_cf(st, sink);
+    if (rule_line(body, '=') && ++cf.rules >= 2)
+      end_cf(st, sink);
+    else if (cf.block.lines() > 400)
+      end_cf(st, sink);
   }
 
   static void end_cf(Stream& st, Sink& sink) {
@@ -679,10 +707,11 @@ class TrainParser final : public Parser {
     // command line: "python train.py --amp False --workers 0" (optionally after "$ " / "+ ")
     {
       std::string_view c = b;
-      if (starts_with(c, "$ ") || starts_with(c, "+ ") || starts_with(c, "# ")) c = ltrim(c.substr(2));
+      if (starts_with(c, "$ ") || starts_with(c, "+ ") || starts_with(c, "# "))
+        c = ltrim(c.substr(2));
       const std::string_view first = c.substr(0, c.find(' '));
-      const auto toks = launcher_token(first) ? faultline::text::split_ws(c)
-                                              : std::vector<std::string_view>{};
+      const auto toks =
+          launcher_token(first) ? faultline::text::split_ws(c) : std::vector<std::string_view>{};
       if (toks.size() >= 3) {
         bool script = false;
         bool any = false;
@@ -728,6 +757,8 @@ class TrainParser final : public Parser {
 
 }  // namespace
 
-std::unique_ptr<Parser> make_train_log(std::string_view) { return std::make_unique<TrainParser>(); }
+std::unique_ptr<Parser> make_train_log(std::string_view) {
+  return std::make_unique<TrainParser>();
+}
 
 }  // namespace faultline::parse::logs

@@ -41,7 +41,8 @@ class ReadlinkParser final : public Parser {
     // the toolkit's `latest` link (the file name or the path says so)
     if (text::icontains(path_, "latest") || text::icontains(l, "ascend-toolkit") ||
         text::icontains(l, "/cann"))
-      if (text::icontains(l, "Ascend")) sink.fact(Fact{"cann.latest_target", std::string(l), ctx.line});
+      if (text::icontains(l, "Ascend"))
+        sink.fact(Fact{"cann.latest_target", std::string(l), ctx.line});
   }
 
  private:
@@ -79,12 +80,14 @@ class LimitsParser final : public Parser {
     const std::string soft(vals[0]);
     const std::string units = vals.size() >= 3 ? std::string(vals[2]) : std::string();
     sink.fact(Fact{"process." + pid_ + ".limit." + key,
-                   soft + " " + std::string(vals[1]) + (units.empty() ? "" : " " + units), ctx.line});
+                   soft + " " + std::string(vals[1]) + (units.empty() ? "" : " " + units),
+                   ctx.line});
     // the address-space limit is what blocks the 8 TB SVM mapping: state it like `ulimit -v`
     if (key == "address_space") {
       std::string v = soft;
       if (soft != "unlimited")
-        if (auto b = text::to_int<uint64_t>(soft)) v = std::to_string(*b / 1024);  // bytes -> kbytes
+        if (auto b = text::to_int<uint64_t>(soft))
+          v = std::to_string(*b / 1024);  // bytes -> kbytes
       sink.fact(Fact{"ulimit.virtual_memory", v, ctx.line});
     }
   }

@@ -40,17 +40,18 @@ class Classifier {
 // path prefix of one node's files: a nested per-node archive, a per-node folder, a collector's
 // output folder). The host NAME of a root comes from the strongest hint seen for it.
 struct HostHint {
-  std::string root;     // path prefix identifying the node's subtree ("" = the whole bundle)
-  std::string host;     // host name candidate ("" when the path names none)
-  int strength = 0;     // higher wins
-  std::string source;   // manifest, uname, hostname, syslog, collector-dir, archive, folder
+  std::string root;    // path prefix identifying the node's subtree ("" = the whole bundle)
+  std::string host;    // host name candidate ("" when the path names none)
+  int strength = 0;    // higher wins
+  std::string source;  // manifest, uname, hostname, syslog, collector-dir, archive, folder
 };
 
 // The host root of a member path and the host name the path itself suggests, e.g.
 //   "fleet/node07.tar.gz!/var/log/syslog"          -> root "fleet/node07.tar.gz", host "node07"
 //   "node03/asys_output_2025.../dfx/log/..."       -> root "node03", host "node03"
-//   "faultline_gpu-a12_20250508095626/cmd/uname.txt" -> root "faultline_gpu-a12_...", host "gpu-a12"
-//   "asys_output_20250508095626087/dfx/..."        -> root "", host "" (single-node bundle)
+//   "faultline_gpu-a12_20250508095626/cmd/uname.txt" -> root "faultline_gpu-a12_...", host
+//   "gpu-a12" "asys_output_20250508095626087/dfx/..."        -> root "", host "" (single-node
+//   bundle)
 HostHint host_from_path(std::string_view path);
 
 // A host name stated by the content of a member (syslog hostnames, `hostname` / uname -a output,

@@ -13,7 +13,14 @@ namespace faultline {
 
 inline constexpr std::string_view kVersion = "0.1.0";
 
-enum class Severity : uint8_t { debug = 0, info = 1, notice = 2, warning = 3, error = 4, critical = 5 };
+enum class Severity : uint8_t {
+  debug = 0,
+  info = 1,
+  notice = 2,
+  warning = 3,
+  error = 4,
+  critical = 5
+};
 
 std::string_view to_string(Severity s);
 // Accepts the spellings found in logs: DEBUG, INFO, NOTICE, WARN, WARNING, ERROR, ERR, CRIT,
@@ -23,26 +30,27 @@ std::optional<Severity> severity_from(std::string_view s);
 // How a stored time was obtained. Every assumption made while converting a printed time to UTC is
 // visible through this value (docs/clock.md).
 enum class TimeQuality : uint8_t {
-  exact = 0,          // UTC by construction (host_kernel.log, epoch payloads) or zone stated
-  local = 1,          // host-local wall clock converted with the zone the bundle states
-  assumed_utc = 2,    // host-local wall clock, bundle states no zone: taken as UTC
-  boot_relative = 3,  // seconds since boot converted through the host's boot time
-  year_inferred = 4,  // printed without a year (syslog, journal short); year taken from context
-  device_unsynced = 5,// device clock not yet set (1970 stamps); ordered by sequence/uptime only
-  unknown = 6         // no usable time
+  exact = 0,            // UTC by construction (host_kernel.log, epoch payloads) or zone stated
+  local = 1,            // host-local wall clock converted with the zone the bundle states
+  assumed_utc = 2,      // host-local wall clock, bundle states no zone: taken as UTC
+  boot_relative = 3,    // seconds since boot converted through the host's boot time
+  year_inferred = 4,    // printed without a year (syslog, journal short); year taken from context
+  device_unsynced = 5,  // device clock not yet set (1970 stamps); ordered by sequence/uptime only
+  unknown = 6           // no usable time
 };
 std::string_view to_string(TimeQuality q);
 
-// Which clock a printed time belongs to, as the parser saw it. The clock stage turns these into UTC.
+// Which clock a printed time belongs to, as the parser saw it. The clock stage turns these into
+// UTC.
 enum class Clock : uint8_t {
   none = 0,
-  host_local = 1,    // host local wall clock (plog, install log, syslog, journal, stdout)
-  utc = 2,           // UTC wall clock (host_kernel.log)
-  device_local = 3,  // device wall clock (device slog / firmware / event logs; usually UTC)
-  device_syslog = 4, // device OS syslog `messages` (zone of the device OS, e.g. UTC+8)
-  uptime = 5,        // seconds since host boot only (dmesg)
-  device_uptime = 6, // seconds since device boot only
-  epoch = 7          // seconds since the Unix epoch (UTC)
+  host_local = 1,     // host local wall clock (plog, install log, syslog, journal, stdout)
+  utc = 2,            // UTC wall clock (host_kernel.log)
+  device_local = 3,   // device wall clock (device slog / firmware / event logs; usually UTC)
+  device_syslog = 4,  // device OS syslog `messages` (zone of the device OS, e.g. UTC+8)
+  uptime = 5,         // seconds since host boot only (dmesg)
+  device_uptime = 6,  // seconds since device boot only
+  epoch = 7           // seconds since the Unix epoch (UTC)
 };
 std::string_view to_string(Clock c);
 
@@ -68,7 +76,7 @@ struct Event {
   uint32_t line_count = 1;  // number of lines covered
   uint64_t offset = 0;      // byte offset of the first line in the member
   Severity severity = Severity::info;
-  bool keep = false;        // parser asks for the row even below WARNING (a rule needs it)
+  bool keep = false;  // parser asks for the row even below WARNING (a rule needs it)
   RawTime time;
   std::string_view module;  // RUNTIME, HCCL, devmm, kernel, Driver, ...
   int64_t pid = -1;
@@ -98,7 +106,7 @@ struct OwnedEvent {
 
 // A named fact with its evidence (docs/facts.md lists the names).
 struct Fact {
-  std::string name;   // dotted, stable: driver.version.loaded, env.ASCEND_HOME_PATH, ...
+  std::string name;  // dotted, stable: driver.version.loaded, env.ASCEND_HOME_PATH, ...
   std::string value;
   uint32_t line = 0;  // line in the member that stated it (0 = whole member / derived)
 };

@@ -22,13 +22,13 @@ namespace faultline::ingest {
 
 // docs/ingest.md says what each limit counts and what happens when it is reached.
 struct Limits {
-  uint32_t max_depth = 4;                       // archives nested in archives (bundle file = 0)
-  uint64_t max_members = 500'000;               // members in the whole bundle
-  uint64_t max_member_bytes = 4ULL << 30;       // uncompressed bytes of one member (then cut)
-  uint64_t max_total_bytes = 64ULL << 30;       // uncompressed bytes of the whole bundle
-  uint64_t max_ratio = 1000;                    // uncompressed/compressed bytes of one archive (0: off)
-  uint64_t ratio_grace_bytes = 64ULL << 20;     // ratio is enforced only past this many bytes
-  uint32_t max_line_bytes = 1U << 20;           // longer lines are cut (LineChunker)
+  uint32_t max_depth = 4;                  // archives nested in archives (bundle file = 0)
+  uint64_t max_members = 500'000;          // members in the whole bundle
+  uint64_t max_member_bytes = 4ULL << 30;  // uncompressed bytes of one member (then cut)
+  uint64_t max_total_bytes = 64ULL << 30;  // uncompressed bytes of the whole bundle
+  uint64_t max_ratio = 1000;               // uncompressed/compressed bytes of one archive (0: off)
+  uint64_t ratio_grace_bytes = 64ULL << 20;  // ratio is enforced only past this many bytes
+  uint32_t max_line_bytes = 1U << 20;        // longer lines are cut (LineChunker)
   // Added: warnings handed to the visitor; later ones are only counted (Result::warnings) and
   // one "[warnings]" warning says how many were suppressed.
   uint64_t max_warnings = 10'000;
@@ -76,11 +76,11 @@ enum class Status {
 
 struct Result {
   Status status = Status::ok;
-  std::string message;       // for unreadable: names the file and the problem
-  std::string sha256;        // of the bundle file; of the sorted member list for a directory
-  uint64_t size = 0;         // bytes of the bundle file (sum of file sizes for a directory)
-  uint64_t members = 0;      // regular members handed to the visitor
-  uint64_t bytes = 0;        // uncompressed bytes handed to the visitor
+  std::string message;   // for unreadable: names the file and the problem
+  std::string sha256;    // of the bundle file; of the sorted member list for a directory
+  uint64_t size = 0;     // bytes of the bundle file (sum of file sizes for a directory)
+  uint64_t members = 0;  // regular members handed to the visitor
+  uint64_t bytes = 0;    // uncompressed bytes handed to the visitor
   uint64_t warnings = 0;
 };
 
@@ -104,10 +104,10 @@ class LineChunker {
     bool binary = false;      // a NUL byte was seen in the first 64 KiB
   };
   // chunk: text of one or more complete lines, each ending in '\n' (the last line of the member may
-  // lack it, and so does a line cut at max_line_bytes, which always ends its chunk); first_line: 1-based number of the chunk's first line; offset: byte offset of the
-  // chunk's first byte in the member. The callback may return false to stop reading.
-  using ChunkFn =
-      std::function<bool(std::string_view chunk, uint32_t first_line, uint64_t offset)>;
+  // lack it, and so does a line cut at max_line_bytes, which always ends its chunk); first_line:
+  // 1-based number of the chunk's first line; offset: byte offset of the chunk's first byte in the
+  // member. The callback may return false to stop reading.
+  using ChunkFn = std::function<bool(std::string_view chunk, uint32_t first_line, uint64_t offset)>;
   explicit LineChunker(uint32_t max_line_bytes, size_t chunk_bytes = 1U << 20);
   Stats run(MemberReader& reader, const ChunkFn& fn);
 

@@ -48,7 +48,7 @@ struct EpochPair {
 };
 
 struct HostInputs {
-  std::optional<int64_t> boot_time_ns;   // from /proc/stat btime (UTC epoch)
+  std::optional<int64_t> boot_time_ns;         // from /proc/stat btime (UTC epoch)
   std::optional<int64_t> boot_local_naive_ns;  // from `uptime -s` (host-local civil, read as UTC)
   std::optional<int32_t> zone_offset_s;  // host zone stated by the bundle (date +%z, timedatectl)
   std::optional<int64_t> reference_ns;   // a dated UTC time of the bundle (collection time, newest

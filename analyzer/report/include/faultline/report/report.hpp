@@ -1,6 +1,6 @@
 // report: renders findings, evidence, timeline, versions and warnings from the database alone, so
-// `faultline report --db` gives the same bytes as `faultline analyze`. Deterministic output (sorted,
-// no wall-clock time).
+// `faultline report --db` gives the same bytes as `faultline analyze`. Deterministic output
+// (sorted, no wall-clock time).
 #pragma once
 
 #include <cstdint>

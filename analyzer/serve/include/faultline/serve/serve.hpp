@@ -39,14 +39,14 @@ inline constexpr size_t kMinTokenLength = 16;
 
 struct Config {
   std::string host = "127.0.0.1";
-  int port = 8080;                     // 0: any free port (see Server::port())
-  std::filesystem::path data_dir;      // created when missing
-  uint64_t max_upload = 4ULL << 30;    // bytes of one uploaded bundle (413 beyond)
-  unsigned jobs = 1;                   // analyses run in parallel
-  size_t max_queued = 256;             // analyses waiting for a worker (503 beyond)
-  std::string token;                   // required unless host is loopback; checked on every request
-  unsigned http_threads = 16;          // connections served at once
-  app::Options analyze;                // options of every analysis (rules, cache, limits)
+  int port = 8080;                   // 0: any free port (see Server::port())
+  std::filesystem::path data_dir;    // created when missing
+  uint64_t max_upload = 4ULL << 30;  // bytes of one uploaded bundle (413 beyond)
+  unsigned jobs = 1;                 // analyses run in parallel
+  size_t max_queued = 256;           // analyses waiting for a worker (503 beyond)
+  std::string token;                 // required unless host is loopback; checked on every request
+  unsigned http_threads = 16;        // connections served at once
+  app::Options analyze;              // options of every analysis (rules, cache, limits)
 };
 
 class Server {

@@ -32,8 +32,8 @@ struct Example {
 };
 
 struct Signature {
-  std::string id;        // <family>.<name>, stable and unique
-  std::string family;    // file stem
+  std::string id;      // <family>.<name>, stable and unique
+  std::string family;  // file stem
   std::string title;
   std::vector<std::string> kinds;  // member kinds it applies to; empty = all text kinds
   Severity severity = Severity::error;
@@ -41,16 +41,16 @@ struct Signature {
   std::string capture;                // PCRE2 pattern with named groups (optional)
   std::string status = "stable";      // experimental | stable | deprecated
   std::vector<std::string> references;
-  std::vector<Example> match;     // lines that must match (with expected captures)
+  std::vector<Example> match;         // lines that must match (with expected captures)
   std::vector<std::string> no_match;  // lines that must not match
-  std::string file;               // where it was defined (for error messages)
+  std::string file;                   // where it was defined (for error messages)
   int file_line = 0;
   // Additions (documented in rules/README.md):
-  bool caseless = false;              // `flags: [caseless]`: Hyperscan and PCRE2 ignore case
-  std::vector<std::string> causes;    // ids of signatures this fault is known to cause
-  std::vector<int> pattern_lines;     // file line of each entry of `patterns`
-  int capture_line = 0;               // file line of `capture`
-  std::vector<int> no_match_lines;    // file line of each entry of `no_match`
+  bool caseless = false;            // `flags: [caseless]`: Hyperscan and PCRE2 ignore case
+  std::vector<std::string> causes;  // ids of signatures this fault is known to cause
+  std::vector<int> pattern_lines;   // file line of each entry of `patterns`
+  int capture_line = 0;             // file line of `capture`
+  std::vector<int> no_match_lines;  // file line of each entry of `no_match`
   [[nodiscard]] bool active() const { return status != "deprecated"; }
 };
 
@@ -83,10 +83,10 @@ struct Hit {
 using Captures = std::vector<std::pair<std::string, std::string>>;
 
 // Limits applied to every PCRE2 capture run.
-inline constexpr uint32_t kCaptureMatchLimit = 20000;     // pcre2_set_match_limit
-inline constexpr uint32_t kCaptureDepthLimit = 2000;      // pcre2_set_depth_limit
-inline constexpr uint32_t kCaptureHeapLimitKiB = 4096;    // pcre2_set_heap_limit
-inline constexpr size_t kCaptureMaxLine = 64 * 1024;      // longer lines: first 64 KiB only
+inline constexpr uint32_t kCaptureMatchLimit = 20000;   // pcre2_set_match_limit
+inline constexpr uint32_t kCaptureDepthLimit = 2000;    // pcre2_set_depth_limit
+inline constexpr uint32_t kCaptureHeapLimitKiB = 4096;  // pcre2_set_heap_limit
+inline constexpr size_t kCaptureMaxLine = 64 * 1024;    // longer lines: first 64 KiB only
 
 // A scanning context with its own Hyperscan scratch space. Hyperscan scratch must not be used by
 // two threads at once: give each scanning thread its own Scanner (Engine::scanner()). A Scanner
@@ -103,10 +103,10 @@ class Scanner {
 };
 
 struct BuildInfo {
-  bool from_cache = false;            // the database was deserialized from cache_file
-  std::filesystem::path cache_file;   // empty when caching is disabled
-  std::string cache_warning;          // why the cache could not be read or written (not fatal)
-  size_t patterns = 0;                // expressions in the database
+  bool from_cache = false;           // the database was deserialized from cache_file
+  std::filesystem::path cache_file;  // empty when caching is disabled
+  std::string cache_warning;         // why the cache could not be read or written (not fatal)
+  size_t patterns = 0;               // expressions in the database
 };
 
 class Engine {
@@ -156,9 +156,9 @@ class Engine {
 std::string list_text(const RuleSet& rules);
 
 struct ExampleReport {
-  std::string text;    // one line per failure, then a summary line
-  int checked = 0;     // examples run
-  int failures = 0;    // examples that failed
+  std::string text;  // one line per failure, then a summary line
+  int checked = 0;   // examples run
+  int failures = 0;  // examples that failed
 };
 
 // `rules test`: every match example of every active signature must hit that signature through
@@ -171,7 +171,7 @@ struct Problem {
   Level level = Level::error;
   std::string file;
   int line = 0;
-  std::string id;       // rule id, empty for file-level problems
+  std::string id;  // rule id, empty for file-level problems
   std::string message;
   [[nodiscard]] std::string to_string() const;  // "error: <file>:<line>: <id>: <message>"
 };
@@ -184,8 +184,8 @@ struct Problem {
 std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& kinds = {});
 
 struct ImportStats {
-  int imported = 0;          // signatures written
-  int skipped = 0;           // entries without usable substrings
+  int imported = 0;                // signatures written
+  int skipped = 0;                 // entries without usable substrings
   std::vector<std::string> notes;  // one per skipped entry / unmapped source_file
 };
 

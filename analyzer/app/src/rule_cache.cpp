@@ -1,0 +1,266 @@
+#include "rule_cache.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "faultline/core/sha256.hpp"
+
+namespace faultline::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Bump when the serialized layout changes. Every field of tag::Signature and tag::Example is
+// written below: when they gain a field, add it here and bump the version (the static_asserts
+// are a tripwire for that, on the platform faultline is built on).
+constexpr std::string_view kMagic = "faultline-rules\n";
+constexpr uint32_t kVersion = 1;
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(tag::Signature) == 408,
+              "tag::Signature changed: update rule_cache.cpp (and kVersion)");
+static_assert(sizeof(tag::Example) == 64,
+              "tag::Example changed: update rule_cache.cpp (and kVersion)");
+#endif
+
+class Writer {
+ public:
+  void u32(uint32_t v) { out_.append(reinterpret_cast<const char*>(&v), sizeof v); }
+  void i32(int32_t v) { u32(static_cast<uint32_t>(v)); }
+  void str(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+  void strs(const std::vector<std::string>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (const auto& s : v) str(s);
+  }
+  void ints(const std::vector<int>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (const int i : v) i32(i);
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view d) : d_(d) {}
+  bool ok() const { return ok_; }
+  bool done() const { return pos_ == d_.size(); }
+  uint32_t u32() {
+    uint32_t v = 0;
+    if (d_.size() - pos_ < sizeof v) {
+      ok_ = false;
+      return 0;
+    }
+    std::memcpy(&v, d_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return v;
+  }
+  int32_t i32() { return static_cast<int32_t>(u32()); }
+  std::string str() {
+    const uint32_t n = u32();
+    if (!ok_ || d_.size() - pos_ < n) {
+      ok_ = false;
+      return {};
+    }
+    std::string s(d_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  // a count, bounded by what is left (each element takes at least 4 bytes)
+  uint32_t count() {
+    const uint32_t n = u32();
+    if (n > (d_.size() - pos_) / 4) ok_ = false;
+    return ok_ ? n : 0;
+  }
+  std::vector<std::string> strs() {
+    std::vector<std::string> v(count());
+    for (auto& s : v) s = str();
+    return v;
+  }
+  std::vector<int> ints() {
+    std::vector<int> v(count());
+    for (auto& i : v) i = i32();
+    return v;
+  }
+
+ private:
+  std::string_view d_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+// Identity of the running executable: a rebuilt faultline never reads an older parse.
+std::string exe_identity() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  struct stat st {};
+  if (ec || ::stat(exe.c_str(), &st) != 0) return "unknown";
+  std::ostringstream o;
+  o << exe.string() << '\n'
+    << st.st_size << '\n'
+    << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec << '\n'
+    << st.st_ino;
+  return o.str();
+}
+
+fs::path cache_file(const fs::path& dir, const std::string& key) {
+  return dir / (key + ".rules");
+}
+
+}  // namespace
+
+std::string serialize_rules(const tag::RuleSet& rs) {
+  Writer w;
+  w.u32(static_cast<uint32_t>(rs.signatures.size()));
+  for (const auto& s : rs.signatures) {
+    w.str(s.id);
+    w.str(s.family);
+    w.str(s.title);
+    w.strs(s.kinds);
+    w.u32(static_cast<uint32_t>(s.severity));
+    w.strs(s.patterns);
+    w.str(s.capture);
+    w.str(s.status);
+    w.strs(s.references);
+    w.u32(static_cast<uint32_t>(s.match.size()));
+    for (const auto& e : s.match) {
+      w.str(e.line);
+      w.u32(static_cast<uint32_t>(e.captures.size()));
+      for (const auto& [k, v] : e.captures) {
+        w.str(k);
+        w.str(v);
+      }
+      w.u32(e.check_captures ? 1 : 0);
+      w.i32(e.file_line);
+    }
+    w.strs(s.no_match);
+    w.str(s.file);
+    w.i32(s.file_line);
+    w.u32(s.caseless ? 1 : 0);
+    w.strs(s.causes);
+    w.ints(s.pattern_lines);
+    w.i32(s.capture_line);
+    w.ints(s.no_match_lines);
+  }
+  w.strs(rs.errors);
+  w.strs(rs.warnings);
+  return w.take();
+}
+
+std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
+  Reader r(data);
+  tag::RuleSet rs;
+  rs.signatures.resize(r.count());
+  for (auto& s : rs.signatures) {
+    s.id = r.str();
+    s.family = r.str();
+    s.title = r.str();
+    s.kinds = r.strs();
+    const uint32_t sev = r.u32();
+    if (sev > static_cast<uint32_t>(Severity::critical)) return std::nullopt;
+    s.severity = static_cast<Severity>(sev);
+    s.patterns = r.strs();
+    s.capture = r.str();
+    s.status = r.str();
+    s.references = r.strs();
+    s.match.resize(r.count());
+    for (auto& e : s.match) {
+      e.line = r.str();
+      e.captures.resize(r.count());
+      for (auto& [k, v] : e.captures) {
+        k = r.str();
+        v = r.str();
+      }
+      e.check_captures = r.u32() != 0;
+      e.file_line = r.i32();
+    }
+    s.no_match = r.strs();
+    s.file = r.str();
+    s.file_line = r.i32();
+    s.caseless = r.u32() != 0;
+    s.causes = r.strs();
+    s.pattern_lines = r.ints();
+    s.capture_line = r.i32();
+    s.no_match_lines = r.ints();
+    if (!r.ok()) return std::nullopt;
+  }
+  rs.errors = r.strs();
+  rs.warnings = r.strs();
+  if (!r.ok() || !r.done()) return std::nullopt;
+  return rs;
+}
+
+std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
+  Sha256 h;
+  h.update(kMagic);
+  h.update(std::to_string(kVersion) + "\n" + exe_identity() + "\n");
+  for (const auto& root : roots) {
+    h.update("root " + std::to_string(root.size()) + "\n");
+    for (const auto& f : root) {
+      h.update(f.path + "\n" + std::to_string(f.text.size()) + "\n");
+      h.update(f.text);
+    }
+  }
+  return h.hex();
+}
+
+std::optional<tag::RuleSet> load_cached_rules(const fs::path& dir, const std::string& key) {
+  if (dir.empty()) return std::nullopt;
+  std::ifstream in(cache_file(dir, key), std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // magic, key, sha256 of the payload, payload
+  const size_t head = kMagic.size() + 64 + 1 + 64 + 1;
+  if (data.size() < head || data.compare(0, kMagic.size(), kMagic) != 0) return std::nullopt;
+  if (data.compare(kMagic.size(), 64, key) != 0) return std::nullopt;
+  const std::string_view payload = std::string_view(data).substr(head);
+  if (data.compare(kMagic.size() + 65, 64, sha256_hex(payload)) != 0) return std::nullopt;
+  return deserialize_rules(payload);
+}
+
+void store_cached_rules(const fs::path& dir, const std::string& key, const tag::RuleSet& rs) {
+  if (dir.empty()) return;
+  const std::string payload = serialize_rules(rs);
+  const fs::path file = cache_file(dir, key);
+  const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out << kMagic << key << '\n' << sha256_hex(payload) << '\n' << payload;
+    if (!out) {
+      out.close();
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return;
+  }
+  // every rebuild of faultline makes a new key: keep the newest few parses only
+  std::vector<std::pair<fs::file_time_type, fs::path>> old;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".rules" || e.path() == file) continue;
+    old.emplace_back(e.last_write_time(ec), e.path());
+  }
+  constexpr size_t kKeep = 3;
+  if (old.size() <= kKeep) return;
+  std::sort(old.begin(), old.end());
+  for (size_t i = 0; i + kKeep < old.size(); ++i) fs::remove(old[i].second, ec);
+}
+
+}  // namespace faultline::app

@@ -1,0 +1,96 @@
+// correlate/fleet: correlation across the node bundles of one job (docs/fleet.md).
+// Reads the per-bundle rows (hits, events, findings, timeline, clocks) of a merged database and
+// decides which host/rank failed first, by the HCCL root-rank methods of log-formats.md §8.5, with
+// per-host clock offsets estimated from events every node logged (so the order does not rest on
+// NTP). Results go to the fleet_* tables (schema/002_fleet.sql).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace faultline::correlate {
+
+struct FleetLine {
+  std::string host, file, text, signature, quality;
+  std::string finding;  // the host's finding that cites the line, when known
+  std::string role;     // culprit | corroboration | broadcast | timing | roster
+  int64_t line = 0;
+  std::optional<int64_t> time_ns;
+};
+
+struct FleetIp {
+  std::string ip, source;  // source: roster | heartbeat-local | link-local | env | host-name
+};
+
+struct FleetHost {
+  std::string host;
+  int64_t bundle_id = 0;
+  std::vector<FleetIp> ips;
+  std::vector<int64_t> ranks;
+  std::optional<int64_t> offset_ns;  // host clock minus reference clock
+  int offset_events = 0;
+  std::optional<int64_t> offset_spread_ns;
+  std::string offset_method;
+  bool offset_applied = false;
+  int hccl_errors = 0;
+  bool silent = false;
+  std::optional<FleetLine> first;  // first error of the incident on this host
+  std::optional<int64_t> first_fleet_ns;
+  std::string first_class;  // fault | collective
+};
+
+struct FleetRank {
+  int64_t rank = 0;
+  std::string host, ip, group, source;
+  std::optional<int64_t> device, pid;
+};
+
+struct FleetSuspect {
+  std::string host, rule, detail;
+  std::optional<int64_t> rank;
+};
+
+struct FleetFirstFailure {
+  std::string host, ip, group, quality, rule, rule_text, summary;
+  int64_t bundle_id = 0;
+  std::optional<int64_t> rank, device, time_ns, fleet_ns;
+  double confidence = 0;
+  std::string root_cause, root_cause_title;
+  double root_cause_confidence = 0;
+  std::vector<std::string> explains_hosts, explains_symptoms;
+  std::vector<FleetLine> evidence;  // culprit's own lines first, then one broadcast line per host
+};
+
+struct FleetResult {
+  std::vector<int64_t> bundle_ids;  // analysed bundles
+  std::vector<int64_t> failed_ids;  // bundles that could not be read (rows with status failed)
+  std::string reference;            // host whose clock fleet times are expressed in
+  int64_t exec_timeout_s = 0, connect_timeout_s = 0;
+  std::string timeouts_source;   // logged | default
+  std::vector<FleetHost> hosts;  // sorted by host
+  std::vector<FleetRank> ranks;  // sorted by rank, host
+  std::optional<FleetFirstFailure> first_failure;
+  std::vector<FleetSuspect> suspects;
+  std::vector<std::string> notes;  // what the inference could not do (no roster, no offsets, ...)
+};
+
+// Inference only: reads the database, writes nothing (the report uses it for databases without a
+// stored run). Deterministic for a given database content and bundle set.
+FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids);
+
+// Writes the result to the fleet_* tables, replacing any run over the same bundles; failed_ids
+// are listed as failed members of the run.
+void store_fleet(sqlite3* db, const FleetResult& r);
+
+// The stored run over exactly these analysed bundles, if the database holds one.
+std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids);
+
+// analyze_fleet + store_fleet (what `faultline fleet` runs after merging).
+FleetResult run_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids,
+                      const std::vector<int64_t>& failed_ids);
+
+}  // namespace faultline::correlate

@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# End-to-end benchmark of faultline against its peers, on the same files, in one run.
+#
+# usage: bench/run.sh [--size 1G] [--rounds 3] [--nodes 200] [--node-size 2M] [--build DIR]
+#                     [--work DIR] [--no-fleet] [--no-bundle] [--fleet-rounds N] [--scale 2G,4G]
+#
+#   --size       uncompressed text of the big bundle (default 1G; quick mode: --size 200M)
+#   --rounds     interleaved rounds of every single-bundle measurement; medians are printed
+#   --nodes      node bundles in the fleet (default 200), --node-size each (default 2M)
+#   --build      configured build tree (default <repo>/build, Release recommended); faultline
+#                and bench_gen are built in it with -j2
+#   --work       where bundles, results and the rule cache go (default $BENCH_DIR or
+#                /tmp/faultline-bench); generated data is reused while bench_gen is unchanged
+#   --scale      also analyse bundles of these sizes once each (default and --keep-raw) and
+#                print their peak RSS: memory must stay flat as bundles grow
+#
+# Measures, per round and interleaved: `bsdtar -xOf` of the tar.zst (decompression baseline),
+# `faultline analyze` (default, then --keep-raw) with wall, CPU and peak RSS (/usr/bin/time), its
+# --stats, `rg -c -f <faultline's patterns>` over the generated tree (the tar's content) on 1 and
+# 2 threads, lnav when installed; then the fleet at -j 1 and -j 2, and a warm start on a tiny
+# bundle. Prints medians, every ratio and the targets of docs/performance.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+size=1G rounds=3 nodes=200 node_size=2M build=$root/build work=${BENCH_DIR:-/tmp/faultline-bench}
+do_fleet=1 do_bundle=1 fleet_rounds= scale=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --size) size=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --nodes) nodes=$2; shift 2 ;;
+    --node-size) node_size=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --fleet-rounds) fleet_rounds=$2; shift 2 ;;
+    --scale) scale=$2; shift 2 ;;
+    --no-fleet) do_fleet=0; shift ;;
+    --no-bundle) do_bundle=0; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+fleet_rounds=${fleet_rounds:-$rounds}
+mkdir -p "$work/tmp" "$work/cache" "$work/out"
+export TMPDIR=$work/tmp   # faultline's temporary databases
+export LC_ALL=C
+
+echo "== build ($build)"
+cmake --build "$build" --target faultline bench_gen -j2 >/dev/null
+fl=$build/faultline
+gen=$build/bench/bundle/bench_gen
+flopts=(-q --cache-dir "$work/cache")
+
+# ---- helpers ----------------------------------------------------------------------------------
+now() { date +%s.%N; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a == "nan" || b == "nan") print "nan"; else printf "%.3f", a / b }'; }
+mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t == 0 || t == "nan") print "nan"; else printf "%.0f", b / 1e6 / t }'; }
+# timed NAME CMD... : appends wall, cpu (user+sys) and peak RSS (KB) of one run to $work/out/NAME.*
+timed() {
+  local name=$1; shift
+  local t0 t1
+  t0=$(now)
+  /usr/bin/time -f "%U %S %M" -o "$work/out/$name.time" "$@" >/dev/null 2>"$work/out/$name.err" || {
+    echo "FAILED: $*" >&2; cat "$work/out/$name.err" >&2; return 1; }
+  t1=$(now)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f ", b - a }' >>"$work/out/$name.wall"
+  awk '{ printf "%.3f ", $1 + $2 }' "$work/out/$name.time" >>"$work/out/$name.cpu"
+  awk '{ printf "%d ", $3 }' "$work/out/$name.time" >>"$work/out/$name.rss"
+}
+med() { median <"$work/out/$1.$2"; }
+reset() { for n in "$@"; do rm -f "$work/out/$n".{wall,cpu,rss,time,err}; done; }
+# generate KEY CMD... : runs a bench_gen command unless its output for the same binary exists
+stamp_of() { echo "$(sha256sum "$gen" | cut -c1-16) $*"; }
+fresh() { [ -f "$1.stamp" ] && [ "$(cat "$1.stamp")" = "$(stamp_of "${@:2}")" ]; }
+pack() {  # pack DIR OUT.tar.zst: deterministic tar, zstd -3 (the zstd CLI default)
+  tar --sort=name --mtime=@1746662400 --owner=0 --group=0 --numeric-owner -C "$1" -cf - . |
+    zstd -3 -T2 -q -f -o "$2"
+}
+kb2mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+tree_bytes() { find "$1" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}'; }
+
+declare -a table=()
+row() { table+=("$(printf '%-34s %9s %9s %9s %8s %10s' "$@")"); }
+declare -a checks=()
+check() {  # check LABEL VALUE OP LIMIT
+  local ok
+  ok=$(awk -v v="$2" -v l="$4" -v op="$3" 'BEGIN { if (v == "nan") print "n/a";
+       else if (op == ">=") print (v >= l ? "PASS" : "FAIL"); else print (v <= l ? "PASS" : "FAIL") }')
+  checks+=("$(printf '%-58s %10s %2s %-8s %s' "$1" "$2" "$3" "$4" "$ok")")
+}
+
+# ---- free cores: what parallelism the machine gives right now ------------------------------
+# Two copies of a fixed CPU-bound loop, one after the other and then at the same time: the
+# speed-up is what any 2-thread or -j 2 figure below can reach at most in this run.
+probe() {
+  local t0 t1 t2
+  t0=$(now); awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }'; awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }'
+  t1=$(now); awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }' & awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i }' & wait
+  t2=$(now); awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "%.2f", (b - a) / (c - b) }'
+}
+cores_before=$(probe)
+echo "== free-core probe: 2 CPU-bound loops in parallel run ${cores_before}x faster than in sequence (2.00 = two free cores)"
+
+# ---- tiny bundle: warm start ------------------------------------------------------------------
+tiny=$work/tiny
+if ! fresh "$tiny" tiny; then
+  rm -rf "$tiny" && "$gen" bundle "$tiny" --size 64K --hits 3 --devices 1 2>/dev/null >/dev/null
+  pack "$tiny" "$tiny.tar.zst"
+  stamp_of tiny >"$tiny.stamp"
+fi
+"$fl" analyze "$tiny.tar.zst" "${flopts[@]}" >/dev/null   # fills the rule cache
+
+if [ "$do_bundle" = 1 ]; then
+  # ---- big bundle -----------------------------------------------------------------------------
+  big=$work/bundle-$size
+  if ! fresh "$big" bundle "$size"; then
+    echo "== generating a $size bundle in $big"
+    rm -rf "$big" && "$gen" bundle "$big" --size "$size" 2>/dev/null
+    pack "$big" "$big.tar.zst"
+    stamp_of bundle "$size" >"$big.stamp"
+  fi
+  "$gen" patterns "$work/patterns.txt" >/dev/null
+  bytes=$(tree_bytes "$big")
+  zbytes=$(stat -c %s "$big.tar.zst")
+  files=$(find "$big" -type f | wc -l)
+  echo "== bundle: $files files, $bytes bytes of text, tar.zst $zbytes bytes; $rounds rounds"
+  cat "$big.tar.zst" >/dev/null; find "$big" -type f -exec cat {} + >/dev/null  # page cache
+  have_rg=0; command -v rg >/dev/null && have_rg=1
+  have_lnav=0; command -v lnav >/dev/null && have_lnav=1
+  reset bsdtar fl flraw rg1 rg2 lnav
+  rm -f "$work/out/fl.stats" "$work/out/flraw.stats"
+  for r in $(seq "$rounds"); do
+    echo "   round $r/$rounds"
+    timed bsdtar bsdtar -xOf "$big.tar.zst"
+    timed fl "$fl" analyze "$big.tar.zst" "${flopts[@]}" --stats
+    { echo "-- round $r"; cat "$work/out/fl.err"; } >>"$work/out/fl.stats"
+    timed flraw "$fl" analyze "$big.tar.zst" "${flopts[@]}" --stats --keep-raw
+    { echo "-- round $r"; cat "$work/out/flraw.err"; } >>"$work/out/flraw.stats"
+    if [ $have_rg = 1 ]; then
+      # --no-unicode: ASCII classes like Hyperscan's (with Unicode \w/\d/\s and (?i) rg falls
+      # off its DFA on this pattern set: ~7 MB/s, measured once, docs/performance.md)
+      timed rg1 sh -c "rg --no-unicode -c -j1 -f '$work/patterns.txt' '$big' > '$work/out/rg.count' || true"
+      timed rg2 sh -c "rg --no-unicode -c -j2 -f '$work/patterns.txt' '$big' > /dev/null || true"
+    fi
+    if [ $have_lnav = 1 ]; then
+      mkdir -p "$work/lnav-home"
+      timed lnav sh -c "HOME='$work/lnav-home' lnav -n -c ';SELECT count(*) FROM all_logs' -r '$big' > /dev/null"
+    fi
+  done
+  bs=$(med bsdtar wall); fw=$(med fl wall); frw=$(med flraw wall)
+  bs_rate=$(mbps "$bytes" "$bs")
+  row "tool" "wall s" "cpu s" "MB/s" "x bsdtar" "peak RSS MB"
+  row "bsdtar -xOf (decompress only)" "$bs" "$(med bsdtar cpu)" "$bs_rate" "1.00" "$(kb2mb "$(med bsdtar rss)")"
+  row "faultline analyze" "$fw" "$(med fl cpu)" "$(mbps "$bytes" "$fw")" "$(div "$bs" "$fw")" "$(kb2mb "$(med fl rss)")"
+  row "faultline analyze --keep-raw" "$frw" "$(med flraw cpu)" "$(mbps "$bytes" "$frw")" "$(div "$bs" "$frw")" "$(kb2mb "$(med flraw rss)")"
+  if [ $have_rg = 1 ]; then
+    r1=$(med rg1 wall); r2=$(med rg2 wall)
+    row "rg --no-unicode -c -f -j1 (search)" "$r1" "$(med rg1 cpu)" "$(mbps "$bytes" "$r1")" "$(div "$bs" "$r1")" "$(kb2mb "$(med rg1 rss)")"
+    row "rg --no-unicode -c -f -j2 (search)" "$r2" "$(med rg2 cpu)" "$(mbps "$bytes" "$r2")" "$(div "$bs" "$r2")" "$(kb2mb "$(med rg2 rss)")"
+  else
+    row "rg: not installed (apt-get install ripgrep)" "-" "-" "-" "-" "-"
+  fi
+  if [ $have_lnav = 1 ]; then
+    lw=$(med lnav wall)
+    row "lnav -n -r (load + count query)" "$lw" "$(med lnav cpu)" "$(mbps "$bytes" "$lw")" "$(div "$bs" "$lw")" "$(kb2mb "$(med lnav rss)")"
+  else
+    row "lnav: not installed (skipped)" "-" "-" "-" "-" "-"
+  fi
+  # faultline's own stage figures: the round with the median wall time
+  tag_s=$(grep -E '^    tag ' "$work/out/fl.stats" | awk '{print $2}' | median)
+  tag_rate=$(mbps "$bytes" "$tag_s")
+  echo
+  printf '%s\n' "${table[@]}"
+  echo
+  echo "faultline --stats (last default round):"
+  awk '/^-- round/ {buf=""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$work/out/fl.stats" | grep -v '^-- round'
+  echo "faultline --stats (last --keep-raw round):"
+  awk '/^-- round/ {buf=""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$work/out/flraw.stats" | grep -v '^-- round'
+  if [ $have_rg = 1 ]; then
+    rglines=$(awk -F: '{s += $NF} END {print s + 0}' "$work/out/rg.count")
+    echo "rg matching lines: $rglines (every pattern on every file; faultline applies a signature to its kinds only)"
+  fi
+  echo
+  check "analyze (default) / bsdtar -xOf rate" "$(div "$bs" "$fw")" ">=" 0.5
+  check "analyze --keep-raw / bsdtar -xOf rate" "$(div "$bs" "$frw")" ">=" 0.25
+  if [ $have_rg = 1 ]; then
+    check "tag stage / rg -c -f -j1 rate (tag $tag_rate MB/s)" "$(div "$tag_rate" "$(mbps "$bytes" "$r1")")" ">=" 1.0
+  fi
+  check "peak RSS MiB, analyze $size" "$(kb2mb "$(med fl rss)")" "<=" 512
+  check "peak RSS MiB, analyze --keep-raw $size" "$(kb2mb "$(med flraw rss)")" "<=" 512
+fi
+
+if [ -n "$scale" ]; then
+  # ---- memory as bundles grow -----------------------------------------------------------------
+  echo
+  printf '%-34s %9s %9s %9s %12s\n' "scale (one run each)" "wall s" "cpu s" "MB/s" "peak RSS MB"
+  for sz in ${scale//,/ }; do
+    sb=$work/bundle-$sz
+    if ! fresh "$sb" bundle "$sz"; then
+      echo "== generating a $sz bundle in $sb"
+      rm -rf "$sb" && "$gen" bundle "$sb" --size "$sz" 2>/dev/null
+      pack "$sb" "$sb.tar.zst"
+      stamp_of bundle "$sz" >"$sb.stamp"
+    fi
+    sbytes=$(tree_bytes "$sb")
+    cat "$sb.tar.zst" >/dev/null
+    for mode in default keep-raw; do
+      n=scale-$sz-$mode
+      reset "$n"
+      if [ $mode = default ]; then timed "$n" "$fl" analyze "$sb.tar.zst" "${flopts[@]}"
+      else timed "$n" "$fl" analyze "$sb.tar.zst" "${flopts[@]}" --keep-raw; fi
+      w=$(med "$n" wall)
+      printf '%-34s %9s %9s %9s %12s\n' "analyze $sz ($mode)" "$w" "$(med "$n" cpu)" "$(mbps "$sbytes" "$w")" "$(kb2mb "$(med "$n" rss)")"
+      check "peak RSS MiB, analyze $sz $mode" "$(kb2mb "$(med "$n" rss)")" "<=" 512
+    done
+  done
+fi
+
+if [ "$do_fleet" = 1 ]; then
+  # ---- fleet ----------------------------------------------------------------------------------
+  fl_dir=$work/fleet-$nodes-$node_size
+  if ! fresh "$fl_dir" fleet "$nodes" "$node_size"; then
+    echo "== generating a fleet of $nodes x $node_size in $fl_dir"
+    rm -rf "$fl_dir" "$fl_dir.src" && "$gen" fleet "$fl_dir.src" --nodes "$nodes" --node-size "$node_size" 2>/dev/null
+    mkdir -p "$fl_dir"
+    for d in "$fl_dir.src"/node-*; do pack "$d" "$fl_dir/$(basename "$d").tar.zst"; done
+    fbytes=$(tree_bytes "$fl_dir.src")
+    echo "$fbytes" >"$fl_dir.bytes"
+    rm -rf "$fl_dir.src"
+    stamp_of fleet "$nodes" "$node_size" >"$fl_dir.stamp"
+  fi
+  fbytes=$(cat "$fl_dir.bytes")
+  cat "$fl_dir"/*.tar.zst >/dev/null
+  echo "== fleet: $nodes bundles, $fbytes bytes of text; $fleet_rounds rounds"
+  reset fleet1 fleet2
+  for r in $(seq "$fleet_rounds"); do
+    echo "   round $r/$fleet_rounds"
+    timed fleet1 "$fl" fleet "$fl_dir" -j 1 --cache-dir "$work/cache" --stats
+    timed fleet2 "$fl" fleet "$fl_dir" -j 2 --cache-dir "$work/cache" --stats
+  done
+  f1=$(med fleet1 wall); f2=$(med fleet2 wall)
+  echo
+  printf '%-34s %9s %9s %9s %10s\n' "fleet ($nodes bundles)" "wall s" "cpu s" "MB/s" "peak RSS MB"
+  printf '%-34s %9s %9s %9s %10s\n' "fleet -j 1" "$f1" "$(med fleet1 cpu)" "$(mbps "$fbytes" "$f1")" "$(kb2mb "$(med fleet1 rss)")"
+  printf '%-34s %9s %9s %9s %10s\n' "fleet -j 2" "$f2" "$(med fleet2 cpu)" "$(mbps "$fbytes" "$f2")" "$(kb2mb "$(med fleet2 rss)")"
+  echo "fleet --stats (last -j 2 round):"
+  cat "$work/out/fleet2.err"
+  check "fleet -j 2 speed-up over -j 1" "$(div "$f1" "$f2")" ">=" 1.7
+fi
+
+# ---- warm start -------------------------------------------------------------------------------
+reset warm
+for i in 1 2 3 4 5 6 7; do timed warm "$fl" analyze "$tiny.tar.zst" "${flopts[@]}"; done
+warm=$(med warm wall)
+echo
+echo "warm start (cached rule database, $(tree_bytes "$tiny") byte bundle): $(awk -v w="$warm" 'BEGIN {printf "%.0f", w * 1000}') ms median of 7"
+check "warm start on a tiny bundle, ms" "$(awk -v w="$warm" 'BEGIN {printf "%.0f", w * 1000}')" "<=" 100
+
+cores_after=$(probe)
+echo
+echo "free-core probe: ${cores_before}x before, ${cores_after}x after (2.00 = two free cores; parallel"
+echo "figures above could reach at most about that)"
+echo "targets (ratios measured in this run; load average: $(cut -d' ' -f1-3 /proc/loadavg)):"
+printf '%s\n' "${checks[@]}"
