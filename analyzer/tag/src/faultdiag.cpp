@@ -61,6 +61,15 @@ bool any_matches(std::string_view line, const std::vector<std::vector<std::strin
                      [&](const auto& l) { return ordered_contains(line, l); });
 }
 
+// Control characters (other than TAB) can be neither in one log line nor in the YAML text of
+// the pack (a NUL cut the written pack short).
+bool has_control(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c < 0x20 && c != '\t') || c == 0x7f;
+  });
+}
+
 std::string joined(const std::vector<std::string>& subs, bool reverse) {
   std::string out;
   std::vector<std::string> v = subs;
@@ -161,7 +170,7 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
   json doc;
   try {
     doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw std::invalid_argument(std::string("not JSON: ") + e.what());
   }
   if (!doc.is_object() || !doc.contains("knowledge-repository") ||
@@ -188,12 +197,11 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
     const json empty = json::object();
     const json& regex = e.contains("regex") ? e["regex"] : empty;
     if (regex.is_object() && regex.contains("in")) x.lists = substring_lists(regex["in"]);
-    // A substring holding a line break can never match one line.
+    // A substring holding a line break (or another control character) can never match one line.
     x.lists.erase(std::remove_if(x.lists.begin(), x.lists.end(),
                                  [](const auto& l) {
-                                   return std::any_of(l.begin(), l.end(), [](const auto& s) {
-                                     return s.find('\n') != std::string::npos;
-                                   });
+                                   return std::any_of(l.begin(), l.end(),
+                                                      [](const auto& s) { return has_control(s); });
                                  }),
                   x.lists.end());
     if (x.lists.empty()) {
@@ -214,6 +222,10 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
     x.title = str_attr(attr, "cause_en");
     if (x.title.empty()) x.title = str_attr(attr, "cause_zh");
     if (x.title.empty()) x.title = code;
+    for (char& ch : x.title) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (c < 0x20 || c == 0x7f) ch = ' ';
+    }
     const std::string source = e.contains("source_file") && e["source_file"].is_string()
                                    ? e["source_file"].get<std::string>()
                                    : std::string();
@@ -228,10 +240,10 @@ std::string import_faultdiag(std::string_view json_text, std::string_view family
           x.causes_codes.push_back(r["dst_code"].get<std::string>());
     if (e.contains("attr_regex") && e["attr_regex"].is_string()) {
       const std::string cap = e["attr_regex"].get<std::string>();
-      if (!cap.empty() && pcre2_ok(cap))
+      if (!cap.empty() && !has_control(cap) && pcre2_ok(cap))
         x.capture = cap;
       else if (!cap.empty())
-        st.notes.push_back(code + ": attr_regex rejected by PCRE2, dropped");
+        st.notes.push_back(code + ": attr_regex rejected (PCRE2, or control characters), dropped");
     }
     std::string base = normalize_code(code);
     if (base.empty()) base = "entry";
