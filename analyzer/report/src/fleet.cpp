@@ -64,29 +64,7 @@ class Q {
 
 Report load_lite(sqlite3* db, int64_t id) {
   Report r;
-  r.bundle_id = id;
-  {
-    Q st(db, "SELECT path, name, sha256, status, files, bytes FROM bundles WHERE id = ?");
-    st.bind(1, id);
-    if (!st.step()) throw std::runtime_error("no bundle with id " + std::to_string(id));
-    r.path = st.str(0);
-    r.name = st.str(1);
-    r.sha256 = st.str(2);
-    r.status = st.str(3);
-    r.files = st.i64(4);
-    r.bytes = st.i64(5);
-  }
-  {
-    std::set<std::string> hosts;
-    Q st(db,
-         "SELECT name FROM hosts WHERE bundle_id = ?1 UNION SELECT host FROM members WHERE "
-         "bundle_id = ?1 UNION "
-         "SELECT host FROM findings WHERE bundle_id = ?1");
-    st.bind(1, id);
-    while (st.step())
-      if (!st.str(0).empty()) hosts.insert(st.str(0));
-    r.hosts.assign(hosts.begin(), hosts.end());
-  }
+  load_header(db, id, r);
   {
     Q st(db,
          "SELECT finding, kind, severity, confidence, host, title, rank, COALESCE(explained_by, "

@@ -61,8 +61,7 @@ std::vector<std::string> json_strings(const std::string& s) {
 
 }  // namespace
 
-Report load(sqlite3* db, int64_t bundle_id) {
-  Report r;
+void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
   r.bundle_id = bundle_id;
   {
     Stmt st(db, "SELECT path, name, sha256, status, files, bytes FROM bundles WHERE id = ?");
@@ -85,6 +84,11 @@ Report load(sqlite3* db, int64_t bundle_id) {
       if (!st.str(0).empty()) hosts.insert(st.str(0));
     r.hosts.assign(hosts.begin(), hosts.end());
   }
+}
+
+Report load(sqlite3* db, int64_t bundle_id) {
+  Report r;
+  load_header(db, bundle_id, r);
   {
     Stmt st(db,
             "SELECT id, finding, kind, severity, confidence, host, title, summary, rank, "

@@ -80,6 +80,8 @@ struct Report {
 };
 
 // Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.
+// The bundle row and its hosts (what every report, full or fleet summary, starts from).
+void load_header(sqlite3* db, int64_t bundle_id, Report& r);
 Report load(sqlite3* db, int64_t bundle_id);
 
 // Text helpers shared by the renderers.
