@@ -288,6 +288,9 @@ class Pipeline final : public ingest::Visitor {
         engine_(engine),
         stats_(stats),
         handoff_(handoff),
+        // The reading thread (decompression, Hyperscan) is the busier one by default: the
+        // digests go to the writing thread, unless --keep-raw's zstd already loads that one.
+        sha_on_writer_(handoff.threaded() && !opts.keep_raw),
         chunker_(opts.limits.max_line_bytes) {}
 
   void warning(const Warning& w) override {
@@ -319,6 +322,7 @@ class Pipeline final : public ingest::Visitor {
   const tag::Engine* engine_;
   Stats& stats_;
   Handoff& handoff_;
+  const bool sha_on_writer_;
   // one for all members: its ~2 MiB buffer is allocated (and zeroed) once, not per member
   ingest::LineChunker chunker_;            // reading thread
   std::map<std::string, RootInfo> roots_;  // writing thread
@@ -448,6 +452,7 @@ struct Pipeline::Member {
   std::string whole;  // small members kept whole
   bool whole_ok = true;
   std::unique_ptr<Compressor> comp;
+  Sha256 sha;  // updated by one thread: the reading one, or the writing one (sha_on_writer_)
 };
 
 void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_line, uint64_t offset,
@@ -464,6 +469,10 @@ void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_lin
   if (m.comp) {
     ScopeTimer t(stats_.raw_s);
     m.comp->add(chunk, false);
+  }
+  if (sha_on_writer_) {
+    ScopeTimer t(stats_.sha_s);
+    m.sha.update(chunk);
   }
   const auto tp = std::chrono::steady_clock::now();
   const double rows0 = stats_.rows_s;
@@ -505,15 +514,14 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
       },
       info.path.size());
 
-  Sha256 sha;
   std::string kind;
   bool classified = false;
   TimedReader timed(reader, stats_.read_s);
   const auto st = chunker_.run(timed, [&](std::string_view chunk, uint32_t first_line,
                                           uint64_t offset) {
-    {
+    if (!sha_on_writer_) {
       ScopeTimer t(stats_.sha_s);
-      sha.update(chunk);
+      m->sha.update(chunk);
     }
     if (!classified) {
       classified = true;
@@ -590,10 +598,9 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
     empty = cls_.classify(info.path, {});  // empty member
     ++stats_.kinds[empty->kind];
   }
-  const std::string digest = sha.hex();
   const bool truncated = reader.truncated();
   handoff_.push(
-      [this, m, st, digest, truncated, empty, path = info.path] {
+      [this, m, st, truncated, empty, path = info.path] {
         store::MemberRow& row = m->row;
         if (empty) {
           row.kind = empty->kind;
@@ -609,7 +616,7 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
               (stats_.rows_s - rows0);
         }
         row.size = st.bytes;
-        row.sha256 = digest;
+        row.sha256 = m->sha.hex();
         row.lines = st.lines;
         row.long_lines = st.long_lines;
         row.truncated = truncated;
@@ -1138,6 +1145,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   Pipeline pipe(db, bundle_id, opts, cls, section_cls, engine, stats, handoff);
   SpanTimer t_ingest(stats.ingest);
   stats.threads = handoff.threaded() ? 2 : 1;
+  stats.sha_on_writer = handoff.threaded() && !opts.keep_raw;
   try {
     out.ingest = ingest::walk(bundle, opts.limits, pipe);
     handoff.finish();

@@ -22,12 +22,13 @@ struct Stats {
   Span store;   // commit, indexes, manifests, host names, clocks
   Span correlate;
   // Inside the streaming pass (one thread: CPU ~ wall). Wall seconds.
-  double read_s = 0;   // MemberReader::read: decompression (archives) or file reads
-  double sha_s = 0;    // sha256 of every member
-  double tag_s = 0;    // Hyperscan scans + mapping hits to lines
-  double parse_s = 0;  // parsers (rows excluded)
-  double rows_s = 0;   // SQLite inserts during the pass (members, events, hits, facts, text)
-  double raw_s = 0;    // --keep-raw: zstd compression of member text
+  double read_s = 0;           // MemberReader::read: decompression (archives) or file reads
+  double sha_s = 0;            // sha256 of every member
+  bool sha_on_writer = false;  // digests computed on the writing thread (default with threads)
+  double tag_s = 0;            // Hyperscan scans + mapping hits to lines
+  double parse_s = 0;          // parsers (rows excluded)
+  double rows_s = 0;  // SQLite inserts during the pass (members, events, hits, facts, text)
+  double raw_s = 0;   // --keep-raw: zstd compression of member text
   // Inside store (wall seconds).
   double commit_index_s = 0;  // commit of the bulk load + index build + replacing an older load
   double clocks_s = 0;        // manifests, host names, clock fits, event times
