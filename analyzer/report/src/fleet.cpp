@@ -29,47 +29,14 @@ constexpr size_t kHostListChars = 300;  // md cell of a compacted host list
 // ---------------------------------------------------------------------------------------------
 // Loading (light: no evidence rows, no timeline, only version facts)
 
-class Q {
- public:
-  Q(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("report SQL: ") + sqlite3_errmsg(db));
-  }
-  ~Q() { sqlite3_finalize(st_); }
-  Q(const Q&) = delete;
-  Q& operator=(const Q&) = delete;
-  Q& bind(int i, int64_t v) {
-    sqlite3_bind_int64(st_, i, v);
-    return *this;
-  }
-  bool step() {
-    const int rc = sqlite3_step(st_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("report SQL: ") + sqlite3_errmsg(db_));
-  }
-  std::string str(int c) const {
-    const auto* p = sqlite3_column_text(st_, c);
-    return p == nullptr ? std::string()
-                        : std::string(reinterpret_cast<const char*>(p),
-                                      static_cast<size_t>(sqlite3_column_bytes(st_, c)));
-  }
-  int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
-  double dbl(int c) const { return sqlite3_column_double(st_, c); }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* st_ = nullptr;
-};
-
 Report load_lite(sqlite3* db, int64_t id) {
   Report r;
   load_header(db, id, r);
   {
-    Q st(db,
-         "SELECT finding, kind, severity, confidence, host, title, rank, COALESCE(explained_by, "
-         "''), explains "
-         "FROM findings WHERE bundle_id = ? ORDER BY rank, host, finding, id");
+    Stmt st(db,
+            "SELECT finding, kind, severity, confidence, host, title, rank, COALESCE(explained_by, "
+            "''), explains "
+            "FROM findings WHERE bundle_id = ? ORDER BY rank, host, finding, id");
     st.bind(1, id);
     while (st.step()) {
       FindingR f;
@@ -94,29 +61,30 @@ Report load_lite(sqlite3* db, int64_t id) {
     const std::string sql =
         "SELECT host, name, value FROM facts WHERE bundle_id = ? AND name IN (" + in +
         ") ORDER BY host, name, value, id";
-    Q st(db, sql.c_str());
+    Stmt st(db, sql.c_str());
     st.bind(1, id);
     while (st.step()) r.facts.push_back({st.str(0), st.str(1), st.str(2), "", 0});
   }
   {
-    Q st(db,
-         "SELECT member, message FROM warnings WHERE bundle_id = ? AND member = '' ORDER BY "
-         "message, id LIMIT 5");
+    Stmt st(db,
+            "SELECT member, message FROM warnings WHERE bundle_id = ? AND member = '' ORDER BY "
+            "message, id LIMIT 5");
     st.bind(1, id);
     while (st.step()) r.warnings.push_back({st.str(0), st.str(1)});
   }
   {
     // error-level signature hits no finding cites, by signature (as the bundle report counts them)
-    Q st(db,
-         "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings "
-         "f "
-         "ON f.id = fe.finding_id WHERE f.bundle_id = ?1) "
-         "SELECT h.signature, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN "
-         "members m "
-         "ON m.id = e.member_id WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT "
-         "1 FROM cited c "
-         "WHERE c.member = m.path AND c.line = e.line) GROUP BY h.signature ORDER BY COUNT(*) "
-         "DESC, h.signature");
+    Stmt st(
+        db,
+        "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings "
+        "f "
+        "ON f.id = fe.finding_id WHERE f.bundle_id = ?1) "
+        "SELECT h.signature, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN "
+        "members m "
+        "ON m.id = e.member_id WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT "
+        "1 FROM cited c "
+        "WHERE c.member = m.path AND c.line = e.line) GROUP BY h.signature ORDER BY COUNT(*) "
+        "DESC, h.signature");
     st.bind(1, id);
     while (st.step()) {
       Unclassified u;

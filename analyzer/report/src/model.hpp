@@ -7,10 +7,49 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace faultline::report::detail {
+
+// A prepared statement of the report queries; errors throw std::runtime_error("report SQL: ...").
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("report SQL: ") + sqlite3_errmsg(db));
+  }
+  ~Stmt() { sqlite3_finalize(st_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(st_, i, v);
+    return *this;
+  }
+  bool step() {
+    const int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw std::runtime_error(std::string("report SQL: ") + sqlite3_errmsg(db_));
+  }
+  std::string str(int c) const {
+    const auto* p = sqlite3_column_text(st_, c);
+    return p == nullptr ? std::string()
+                        : std::string(reinterpret_cast<const char*>(p),
+                                      static_cast<size_t>(sqlite3_column_bytes(st_, c)));
+  }
+  int64_t i64(int c) const { return sqlite3_column_int64(st_, c); }
+  double dbl(int c) const { return sqlite3_column_double(st_, c); }
+  std::optional<int64_t> opt(int c) const {
+    if (sqlite3_column_type(st_, c) == SQLITE_NULL) return std::nullopt;
+    return i64(c);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* st_ = nullptr;
+};
 
 struct EvidenceR {
   std::string file, text, signature, fact;
