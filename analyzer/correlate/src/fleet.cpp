@@ -759,16 +759,46 @@ Incident find_incident(const Ctx& c, int64_t exec_s) {
   return in;
 }
 
+// The columns event_row() reads, and the join they need; the caller appends its WHERE clause.
+constexpr const char* kEventCols =
+    "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
+    "COALESCE(m.path, ''), e.line, substr(e.text, 1, 2000) "
+    "FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE ";
+
+EventR event_row(const Stmt& st, const std::string& host) {
+  EventR e;
+  e.id = st.i64(0);
+  e.t = st.opt_i64(1);
+  e.quality = st.str(2);
+  e.clock = st.str(3);
+  e.rank = st.opt_i64(4);
+  e.device = st.opt_i64(5);
+  e.pid = st.opt_i64(6);
+  e.file = st.str(7);
+  e.line = st.i64(8);
+  e.text = clip(st.str(9));
+  e.host = host;
+  return e;
+}
+
+void load_signatures(const Ctx& c, std::vector<EventR>& events) {
+  Stmt sg(c.db, "SELECT signature FROM hits WHERE event_id = ? ORDER BY signature");
+  for (auto& e : events) {
+    sg.reset();
+    sg.bind(1, e.id);
+    while (sg.step()) e.sigs.push_back(sg.str(0));
+  }
+}
+
 std::vector<EventR> host_errors(const Ctx& c, const std::string& host, int64_t from_host_ns,
                                 int64_t to_host_ns, size_t limit) {
   std::vector<EventR> out;
   auto bit = c.host_bundles.find(host);
   if (bit == c.host_bundles.end()) return out;
   for (int64_t b : bit->second) {
-    Stmt st(c.db,
-            "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
-            "COALESCE(m.path, ''), e.line, "
-            "substr(e.text, 1, 2000) FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE "
+    Stmt st(
+        c.db,
+        std::string(kEventCols) +
             "e.bundle_id = ?1 "
             "AND e.host = ?2 AND e.sev_rank >= 4 AND e.time_ns IS NOT NULL AND e.time_ns >= ?3 AND "
             "e.time_ns <= ?4 "
@@ -778,27 +808,11 @@ std::vector<EventR> host_errors(const Ctx& c, const std::string& host, int64_t f
     st.bind(1, b).bind(2, std::string_view(host)).bind(3, from_host_ns);
     st.bind(4, to_host_ns).bind(5, static_cast<int64_t>(limit));
     while (st.step()) {
-      EventR e;
-      e.id = st.i64(0);
-      e.t = st.opt_i64(1);
-      e.quality = st.str(2);
-      e.clock = st.str(3);
-      e.rank = st.opt_i64(4);
-      e.device = st.opt_i64(5);
-      e.pid = st.opt_i64(6);
-      e.file = st.str(7);
-      e.line = st.i64(8);
-      e.text = clip(st.str(9));
-      e.host = host;
+      EventR e = event_row(st, host);
       out.push_back(std::move(e));
     }
   }
-  Stmt sg(c.db, "SELECT signature FROM hits WHERE event_id = ? ORDER BY signature");
-  for (auto& e : out) {
-    sg.reset();
-    sg.bind(1, e.id);
-    while (sg.step()) e.sigs.push_back(sg.str(0));
-  }
+  load_signatures(c, out);
   std::sort(out.begin(), out.end(), [](const EventR& a, const EventR& b) {
     if (a.t != b.t) return a.t < b.t;
     if (a.file != b.file) return a.file < b.file;
@@ -821,42 +835,24 @@ std::vector<EventR> host_device_faults(const Ctx& c, const std::string& host,
   if (bit == c.host_bundles.end()) return out;
   for (int64_t b : bit->second) {
     Stmt st(c.db,
-            "SELECT e.id, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
-            "COALESCE(m.path, ''), e.line, "
-            "substr(e.text, 1, 2000) FROM events e LEFT JOIN members m ON m.id = e.member_id WHERE "
-            "e.bundle_id = ?1 "
-            "AND e.host = ?2 AND e.sev_rank >= 4 AND ((e.clock IN ('device_local', "
-            "'device_syslog') AND e.device = ?3) "
-            "OR (e.time_ns IS NULL AND e.rank = ?4)) AND EXISTS (SELECT 1 FROM hits h WHERE "
-            "h.event_id = e.id) "
-            "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line LIMIT 400");
+            std::string(kEventCols) +
+                "e.bundle_id = ?1 "
+                "AND e.host = ?2 AND e.sev_rank >= 4 AND ((e.clock IN ('device_local', "
+                "'device_syslog') AND e.device = ?3) "
+                "OR (e.time_ns IS NULL AND e.rank = ?4)) AND EXISTS (SELECT 1 FROM hits h WHERE "
+                "h.event_id = e.id) "
+                "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line LIMIT 400");
     st.bind(1, b)
         .bind(2, std::string_view(host))
         .bind(3, device.value_or(-1))
         .bind(4, rank.value_or(-1));
     while (st.step()) {
-      EventR e;
-      e.id = st.i64(0);
-      e.t = st.opt_i64(1);
-      e.quality = st.str(2);
-      e.clock = st.str(3);
-      e.rank = st.opt_i64(4);
-      e.device = st.opt_i64(5);
-      e.pid = st.opt_i64(6);
-      e.file = st.str(7);
-      e.line = st.i64(8);
-      e.text = clip(st.str(9));
-      e.host = host;
+      EventR e = event_row(st, host);
       if (e.t && !near_host_ns) continue;
       out.push_back(std::move(e));
     }
   }
-  Stmt sg(c.db, "SELECT signature FROM hits WHERE event_id = ? ORDER BY signature");
-  for (auto& e : out) {
-    sg.reset();
-    sg.bind(1, e.id);
-    while (sg.step()) e.sigs.push_back(sg.str(0));
-  }
+  load_signatures(c, out);
   out.erase(std::remove_if(out.begin(), out.end(), [](const EventR& e) { return !e.fault(); }),
             out.end());
   if (!near_host_ns) return out;
