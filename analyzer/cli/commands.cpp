@@ -138,6 +138,10 @@ class DbFile {
   DbFile(const DbFile&) = delete;
   DbFile& operator=(const DbFile&) = delete;
   const fs::path& path() const { return path_; }
+  // a temporary file needs no durability (store::Db::Durability::scratch)
+  store::Db::Durability durability() const {
+    return temp_ ? store::Db::Durability::scratch : store::Db::Durability::normal;
+  }
 
  private:
   fs::path path_;
@@ -246,7 +250,7 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   o.small_member_bytes = parse_size(a.small_member_size, "--small-file-size");
 
   DbFile dbf(a.db);
-  auto db = store::Db::open(dbf.path());
+  auto db = store::Db::open(dbf.path(), dbf.durability());
   const app::Outcome out = app::analyze(*db, a.bundle, o);
   if (out.exit_code != 0) {
     std::cerr << "faultline: " << out.error << "\n";
@@ -278,7 +282,7 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const auto bundles = app::expand_fleet_inputs(inputs);
   if (bundles.empty()) throw UsageError("no bundles found in the inputs");
   DbFile dbf(a.db);
-  auto db = store::Db::open(dbf.path());
+  auto db = store::Db::open(dbf.path(), dbf.durability());
   const auto out = app::fleet(*db, bundles, o, a.jobs);
   for (const auto& f : out.failures)
     std::cerr << "faultline fleet: skipped " << f.bundle << ": " << f.message << "\n";

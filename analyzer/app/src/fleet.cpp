@@ -239,9 +239,8 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
           ScopeTimer t(my_analyze);
           const double c0 = thread_cpu_seconds();
           fs::copy_file(empty, tmp, fs::copy_options::overwrite_existing);
-          auto part = store::Db::open(tmp);
-          // a scratch file, merged then deleted: no fsync, no WAL (each page written once)
-          part->exec("PRAGMA synchronous=OFF; PRAGMA journal_mode=MEMORY");
+          // a scratch file, merged then deleted
+          auto part = store::Db::open(tmp, store::Db::Durability::scratch);
           r = analyze_prepared(*part, bundles[i], o, *prepared);
           part.reset();
           my_analyze_cpu += thread_cpu_seconds() - c0;

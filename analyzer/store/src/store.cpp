@@ -154,7 +154,7 @@ void Db::commit() {
   exec("COMMIT");
 }
 
-std::unique_ptr<Db> Db::open(const std::filesystem::path& path) {
+std::unique_ptr<Db> Db::open(const std::filesystem::path& path, Durability durability) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.string().c_str(), &raw,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
@@ -166,7 +166,9 @@ std::unique_ptr<Db> Db::open(const std::filesystem::path& path) {
   std::unique_ptr<Db> db(new Db(raw));
   sqlite3_busy_timeout(raw, 10000);
   try {
-    db->exec("PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+    db->exec(durability == Durability::scratch
+                 ? "PRAGMA foreign_keys=ON; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                 : "PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
     int version = 0;
     {
       sqlite3_stmt* s = nullptr;
