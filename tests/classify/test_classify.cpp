@@ -248,6 +248,10 @@ TEST_CASE("a pasted shell session is split per command, whatever its name") {
       "$ timeout 60s python3 probe.py rng\n"
       "exit=124\n";
   CHECK(classifier().classify("case/probes.txt", probes).kind == "probe_output");
+  // a container's prompt (`docker exec -it <id> bash -l`) names the container, not the node
+  CHECK(classify::host_from_content("composite", "case/docker_exec_bash_-l.txt",
+                                    "root@b61c0e3d9a2f:/# source ~/.bashrc\n")
+            .host.empty());
   // a localhost prompt names no host
   CHECK(classify::host_from_content("composite", "s.txt", "[root@localhost ~]# uname -r\n5.15.0\n")
             .host.empty());

@@ -202,7 +202,13 @@ HostHint host_from_content(std::string_view kind, std::string_view path, std::st
           l[prompt + 1] != ' ')
         continue;
       const auto cand = l.substr(at + 1, end - at - 1);
-      if (valid_hostname(cand) && cand != "localhost") {
+      // a container's prompt names the container (docker's default hostname is the 12-hex
+      // short id), not the node
+      const bool container_id =
+          cand.size() == 12 && std::all_of(cand.begin(), cand.end(), [](char ch) {
+            return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+          });
+      if (valid_hostname(cand) && !container_id) {
         h.host = std::string(cand);
         h.strength = 75;
         h.source = "prompt";
