@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../analyzer/app/src/composite.hpp"
 #include "faultline/app/app.hpp"
 
 using namespace faultline;
@@ -276,4 +277,29 @@ TEST_CASE("a run killed in the middle is never reported as complete, and the dat
     CHECK(store::bundle_ids(store->handle(), true).size() == 2);  // no stale 'running' row left
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("composite: each command of a pasted shell session is a section") {
+  using app::CompositeParser;
+  // RHEL / openEuler / EulerOS prompts (seed 000 hosts), as pasted by the engineer
+  CHECK(CompositeParser::banner_title("[root@a2pod-n042 ~]# npu-smi info", false) ==
+        "npu-smi info");
+  CHECK(CompositeParser::banner_title("[root@ai-train-03 ~]# modprobe -n -v drv_pcie_host",
+                                      false) == "modprobe -n -v drv_pcie_host");
+  CHECK(CompositeParser::banner_title("[hpc@login01 work]$ pip list", false) == "pip list");
+  // Debian / Ubuntu prompt, as before
+  CHECK(CompositeParser::banner_title("root@ai-train-03:~# uname -r", false) == "uname -r");
+  // not prompts: an npu-smi row, a c10 warning prefix, a launcher prefix, a bare bracket
+  CHECK(
+      CompositeParser::banner_title("| 0     910B3               | OK            | 92.0   |", false)
+          .empty());
+  CHECK(CompositeParser::banner_title(
+            "[W304 10:02:09.118302114 compiler_depend.ts:137] Warning: x # y", false)
+            .empty());
+  CHECK(CompositeParser::banner_title("[default0]:[ERROR] 2026-03-04-10:17:11 (PID:30917)", false)
+            .empty());
+  CHECK(CompositeParser::banner_title("[root@a2pod-n042 ~]#", false).empty());
+  // the section of `cat <file>` is read as that file
+  CHECK(CompositeParser::section_path("s", "cat /usr/local/Ascend/driver/version.info") ==
+        "usr/local/Ascend/driver/version.info");
 }

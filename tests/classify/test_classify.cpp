@@ -191,6 +191,18 @@ TEST_CASE("host roots and names from bundle layouts") {
   CHECK(h.host == "worker-3");
   h = classify::host_from_path("ascend_log_20250508095626/host_log/messages");
   CHECK(h.root.empty());
+  // node folders named by IP under a dated case folder: two nodes, not one merged host
+  h = classify::host_from_path(
+      "case_20260410/10.20.0.42/asys_output_20260410153012345/dfx/log/host/message/syslog");
+  CHECK(h.root == "case_20260410/10.20.0.42");
+  CHECK(h.host == "10.20.0.42");
+  h = classify::host_from_path("case_20260410/10.20.0.43/cmds_after_failure.txt");
+  CHECK(h.root == "case_20260410/10.20.0.43");
+  h = classify::host_from_path("incident-4711/nodes/node07/var/log/messages");
+  CHECK(h.root == "incident-4711/nodes/node07");
+  // only the outermost node-like folder is the node
+  h = classify::host_from_path("node03/worker-1/train.log");
+  CHECK(h.root == "node03");
   // uname -a names the host
   const auto u =
       classify::host_from_content("uname", "cmd/uname.txt",
@@ -198,4 +210,150 @@ TEST_CASE("host roots and names from bundle layouts") {
                                   "13:42:03 UTC 2022 aarch64 aarch64 aarch64 GNU/Linux\n");
   CHECK(u.host == "ubuntu78");
   CHECK(u.strength > 80);
+}
+
+TEST_CASE("a pasted shell session is split per command, whatever its name") {
+  // the engineer's transcript after seed 000 (RHEL/openEuler prompt): first the npu-smi table,
+  // then version.info, uptime -s, rpm -qa. Read as one npu-smi table it lost every later output.
+  const std::string rhel =
+      "[root@a2pod-n042 ~]# npu-smi info\n"
+      "+-------------------------------------------------------------------------------------------"
+      "-----+\n"
+      "| npu-smi 24.1.rc3                 Version: 24.1.0.3                                        "
+      "     |\n"
+      "[root@a2pod-n042 ~]# cat /usr/local/Ascend/driver/version.info\n"
+      "Version=24.1.rc3\n"
+      "[root@a2pod-n042 ~]# uptime -s\n"
+      "2026-03-02 17:00:41\n";
+  const auto c =
+      classifier().classify("case_20260410_node42/10.20.0.42/cmds_after_failure.txt", rhel);
+  CHECK(c.kind == "composite");
+  CHECK(c.reason == "content");
+  const auto hint = classify::host_from_content(
+      "composite", "case_20260410_node42/10.20.0.42/cmds_after_failure.txt", rhel);
+  CHECK(hint.host == "a2pod-n042");
+  CHECK(hint.source == "prompt");
+
+  // Debian/Ubuntu prompt; the first output would otherwise make it a version_info file
+  const std::string deb =
+      "root@ai-train-03:~# modinfo -n drv_pcie_host\n"
+      "/lib/modules/5.15.0-131-generic/updates/dkms/drv_pcie_host.ko\n"
+      "root@ai-train-03:~# cat /usr/local/Ascend/driver/version.info\n"
+      "Version=26.0.rc1\n";
+  CHECK(classifier().classify("ai-train-03_diag/session_20260305.txt", deb).kind == "composite");
+  CHECK(classify::host_from_content("composite", "s.txt", deb).host == "ai-train-03");
+
+  // a file whose name and grammar agree still wins over a prompt line inside it
+  const std::string probes =
+      "$ timeout 60s python3 probe.py rng\n"
+      "exit=124\n";
+  CHECK(classifier().classify("case/probes.txt", probes).kind == "probe_output");
+  // a container's prompt (`docker exec -it <id> bash -l`) names the container, not the node
+  CHECK(classify::host_from_content("composite", "case/docker_exec_bash_-l.txt",
+                                    "root@b61c0e3d9a2f:/# source ~/.bashrc\n")
+            .host.empty());
+  // a localhost prompt names no host
+  CHECK(classify::host_from_content("composite", "s.txt", "[root@localhost ~]# uname -r\n5.15.0\n")
+            .host.empty());
+}
+
+TEST_CASE("a UTF-8 byte order mark does not hide a file's grammar") {
+  // ascend_install.log and version.info saved through a Windows editor
+  const std::string inst =
+      "\xEF\xBB\xBF[Driver] [2026-05-27 14:03:11] [INFO]Start time: 2026-05-27 14:03:11\r\n"
+      "[Driver] [2026-05-27 14:03:11] [INFO]base version is 24.1.0.3.\r\n";
+  CHECK(classifier().classify("upload/install.txt", inst).kind == "install_log");
+  // the log_common.sh template with the user id field: `[Driver] [<date>] [<user>] [INFO]...`
+  CHECK(classifier()
+            .classify("upload/install_root.txt",
+                      "[Driver] [2026-05-27 14:03:40] [root] [INFO]Driver package installed "
+                      "successfully! Reboot needed for installation/upgrade to take effect!\n")
+            .kind == "install_log");
+  const std::string plog =
+      "\xEF\xBB\xBF[ERROR] DRV(77012,python3):2026-05-28-10:41:07.551.208 [ascend][curpid: 77012, "
+      "77012][drv][devmm][devmm_svm_init 412]Not support svm mem, because asan is opened or os not "
+      "support mmap 8T.\r\n";
+  const auto c = classifier().classify("bundle/log_0528.txt", plog);
+  CHECK(c.kind == "plog");
+  CHECK(c.reason == "content");
+  CHECK(classify::host_from_content("uname", "uname-a.txt",
+                                    "\xEF\xBB\xBFLinux gpu-a12 5.15.0-105-generic #115-Ubuntu SMP "
+                                    "Mon Apr 15 09:52:04 UTC 2024 aarch64 GNU/Linux\n")
+            .host == "gpu-a12");
+}
+
+TEST_CASE("a device event log that starts with drv_tsd_daemon lines is still an event log") {
+  // lines 2-4 of the real asys event log (corpus asys-aicerror) come before most event_id lines;
+  // a short or freshly rotated event log is all of them and was read as a host plog
+  const std::string ev =
+      "[EVENT] DRV(3423,dms_poll_task):1970-01-01-00:00:08.876.153 "
+      "[dms_event.c:1399][fault_manager][    7.932713] event_id=0x8c2fa009; device_id=0; "
+      "node_type=0x617[OS_Linux]; node_id=1; sub_node_id=0; event_type=0x9[OS init]; "
+      "severity=0[OK]; assertion=2[One time event]; description=[OS init]; os_id=0; \n"
+      "[EVENT] DRV(4898,drv_tsd_daemon):2025-05-07-19:54:56.024.324 "
+      "[drv_tsd_hdc_server.c:339][common] [hlt_server_main] [339] hlt_tsd process start\n"
+      "[EVENT] DRV(4898,drv_tsd_daemon):2025-05-07-19:54:56.030.210 "
+      "[drv_tsd_hdc_server.c:163][common] [hlt_server_wait_pid] start hlt daemon thread...\n"
+      "[EVENT] DRV(4902,drv_tsd_daemon):2025-05-07-19:54:56.030.457 "
+      "[drv_tsd_hdc_server.c:221][common] [start_hlt_server_daemon] [221] hlt server daemon 0 "
+      "start\n";
+  const auto c = classifier().classify(
+      "2026-04-22-09-06-17/slog/dev-os-0/run/event/event_20260421221047017.log", ev);
+  CHECK(c.kind == "device_event_log");
+  CHECK(c.reason == "path+content");
+  // a host plog of the same grammar keeps its kind (its path says so)
+  const std::string plog =
+      "[EVENT] HCCL(155320,python3):2025-05-08-09:56:08.124.468 [op_base.cc:1292] "
+      "[155320]Entry-HcclCommInitRootInfoInner:ranks[8], rank[0]\n";
+  CHECK(classifier().classify("ascend/log/run/plog/plog-155320_20250508095608125.log", plog).kind ==
+        "plog");
+}
+
+TEST_CASE("journalctl -o short-precise without its header is a journal") {
+  // seed 002 §5 `journalctl -k -b | rg 'Unknown symbol|...'`, saved under an ad-hoc name
+  const std::string j =
+      "Mar 05 09:38:40.118302 ai-train-03 kernel: drv_pcie_host: Unknown symbol "
+      "ka_pci_enable_device_mem (err -2)\n"
+      "Mar 05 09:38:41.002101 ai-train-03 systemd-modules-load[612]: Failed to insert module "
+      "'drv_pcie_host': Unknown symbol in module\n";
+  const auto c = classifier().classify("case/kernel_log_0305.txt", j);
+  CHECK(c.kind == "journal");
+  CHECK(c.reason == "content");
+  CHECK(classify::host_from_content("journal", "case/kernel_log_0305.txt", j).host ==
+        "ai-train-03");
+  // classic rsyslog lines (whole seconds) stay syslog
+  const std::string s =
+      "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: enabling "
+      "device (0000 -> 0002)\n";
+  CHECK(classifier().classify("case/kernel_log_0508.txt", s).kind == "syslog");
+}
+
+TEST_CASE("a syslog with a NUL block from an unclean shutdown is still a syslog") {
+  // rsyslog after a hard reset: the unflushed tail became NULs, the next boot's lines follow.
+  // Read as binary, the heartbeat line right before the crash was never looked at.
+  std::string m =
+      "May 28 10:40:01 gpu-a12 systemd[1]: Started Session 4711 of user root.\n"
+      "May 28 10:41:07 gpu-a12 kernel: [  812.118302] [ascend] [ERROR] [drv_soft_fault] "
+      "[heart_beat_judge 318] <kworker/5:1H:39365> Heartbeat lost! (device=1; old_count=1104; "
+      "new_count=1104; lost_count=4; total_lost_count=4; total_10s_count=0; total_15s_count 0).\n";
+  m += std::string(4096, '\0');
+  m += "May 28 10:52:33 gpu-a12 kernel: [    0.000000] Booting Linux on physical CPU 0x0000080000 "
+       "[0x481fd010]\n";
+  const auto c = classifier().classify("node07/var/log/messages", m);
+  CHECK(c.kind == "syslog");
+  CHECK(c.reason == "path+content");
+  // short NUL runs (UTF-16, binary formats) keep a file binary
+  const std::string utf16(
+      "M\0a\0y\0 \0"
+      "2\0"
+      "8\0 \0",
+      14);
+  CHECK(classifier().classify("node07/var/log/messages.1", utf16).kind == "binary");
+  std::string elf(
+      "\x7f"
+      "ELF\x02\x01\x01",
+      7);
+  elf += std::string(64, '\0');
+  elf += "\x02\x00\xb7\x00";
+  CHECK(classifier().classify("bin/npu-smi", elf).kind == "binary");
 }

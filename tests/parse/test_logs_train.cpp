@@ -230,6 +230,34 @@ TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]"
     CHECK(w.time.year == 0);
     CHECK(w.message == "Warning: NPU warning, error code is 507001[Error]: ");
   }
+  SECTION("torchrun --tee [default0]: prefix (role + local rank): stripped, times kept") {
+    const auto r = parse_text(
+        "train_log",
+        "[default0]:Traceback (most recent call last):\n"
+        "[default0]:  File \"/workspace/utils/loss.py\", line 171, in build_targets\n"
+        "[default0]:    gain = torch.ones(7, device=targets.device)\n"
+        "[default0]:RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/"
+        "compiler_depend.ts:506 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code "
+        "is 107020\n"
+        "[default0]:[ERROR] 2026-03-04-10:17:11 (PID:30917, Device:0, RankID:0) ERR00100 PTA call "
+        "acl api failed.\n");
+    REQUIRE(r.events.size() >= 2);
+    const auto& tb = r.events[0];
+    CHECK(tb.line == 1);
+    CHECK(tb.line_count == 4);
+    CHECK(tb.rank == -1);  // a local rank is not the global one
+    CHECK(
+        tb.message ==
+        "RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:506 "
+        "NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 107020");
+    const auto& err = r.events[1];
+    CHECK(err.line == 5);
+    CHECK(err.pid == 30917);
+    CHECK(err.time.year == 2026);
+    CHECK(err.time.hour == 10);
+    CHECK(err.time.minute == 17);
+    CHECK(err.time.clock == Clock::host_local);
+  }
   SECTION("interleaved ranks keep separate tracebacks") {
     const auto r = parse_text(
         "train_log",

@@ -443,6 +443,13 @@ class Pipeline::Sink final : public parse::Sink {
   uint32_t malformed_ = 0;
 };
 
+// A text log written up to an unclean shutdown has a run of NULs where its unflushed tail was,
+// and the next boot's first line right after it: that line is what follows the last NUL.
+std::string_view after_nul_run(std::string_view line) {
+  const size_t nul = line.rfind('\0');
+  return nul == std::string_view::npos ? line : line.substr(nul + 1);
+}
+
 struct Pipeline::Member {
   store::MemberRow row;
   int64_t id = 0;
@@ -478,6 +485,8 @@ void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_lin
   const double rows0 = stats_.rows_s;
   for (const auto& h : hits) m.sink->hit(h.sig, h.line, h.offset, h.text);
   if (m.parser) {
+    // environ and cmdline are NUL-separated by design
+    const bool nul_separated = m.row.kind == "environ" || m.row.kind == "proc_cmdline";
     size_t pos = 0;
     uint32_t line_no = first_line;
     while (pos < chunk.size()) {
@@ -485,6 +494,9 @@ void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_lin
       const size_t end = nl == std::string_view::npos ? chunk.size() : nl;
       std::string_view line = chunk.substr(pos, end - pos);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      // a UTF-8 byte order mark (files saved by Windows editors) is not part of the first line
+      if (offset + pos == 0 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
+      if (!nul_separated) line = after_nul_run(line);
       m.parser->line(line, parse::LineCtx{line_no, offset + pos}, *m.sink);
       pos = end + 1;
       ++line_no;
@@ -551,9 +563,10 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
       if (engine_ != nullptr && kind != "binary") {
         // map hit end offsets to lines: walk the chunk's line starts once, in order
         std::vector<tag::Hit> raw;
-        // unknown text gets every signature: a renamed or ad-hoc file must still be tagged
+        // unknown text gets every signature: a renamed or ad-hoc file must still be tagged; so
+        // does a composite file (a pasted shell session, OS_info.log): its sections are of any kind
         const std::string_view scan_kind =
-            kind == "text" ? std::string_view() : std::string_view(kind);
+            kind == "text" || kind == "composite" ? std::string_view() : std::string_view(kind);
         engine_->scan(chunk, scan_kind, [&](const tag::Hit& h) { raw.push_back(h); });
         if (!raw.empty()) {
           std::sort(raw.begin(), raw.end(),
@@ -567,6 +580,7 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
             while (hi < raw.size() && raw[hi].end <= line_end + 1) {
               std::string_view line = chunk.substr(line_start, line_end - line_start);
               if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+              if (kind != "environ" && kind != "proc_cmdline") line = after_nul_run(line);
               hits.push_back(
                   HitLine{raw[hi].signature, line_no, offset + line_start, std::string(line)});
               ++hi;
@@ -620,7 +634,9 @@ void Pipeline::member(const ingest::MemberInfo& info, ingest::MemberReader& read
         row.lines = st.lines;
         row.long_lines = st.long_lines;
         row.truncated = truncated;
-        if (st.binary && row.kind != "environ" && row.kind != "proc_cmdline") row.kind = "binary";
+        // NULs the classifier did not see; a kind it gave despite NULs (NUL-separated environ,
+        // a syslog with the NUL block of an unclean shutdown) stands
+        if (st.binary && row.kind == "text") row.kind = "binary";
         if (m->sink) {
           row.parsed_lines = m->sink->parsed();
           row.malformed_lines = m->sink->malformed();

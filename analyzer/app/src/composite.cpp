@@ -61,6 +61,18 @@ std::string CompositeParser::banner_title(std::string_view raw, bool markdown) {
   // "uname -a output:"
   if (l.size() > 8 && l.substr(l.size() - 7) == "output:" && l.size() < 120)
     return std::string(text::trim(l.substr(0, l.size() - 7)));
+  // [root@host ~]# cmd  /  [user@host dir]$ cmd  (RHEL, openEuler, EulerOS prompt)
+  if (l.front() == '[') {
+    const size_t at = l.find('@');
+    const size_t close = l.find(']');
+    if (at != std::string_view::npos && close != std::string_view::npos && at > 1 && at < close &&
+        close < 80 && l.substr(1, at - 1).find(' ') == std::string_view::npos) {
+      size_t p = close + 1;
+      if (p < l.size() && l[p] == ' ') ++p;
+      if (p + 1 < l.size() && (l[p] == '#' || l[p] == '$') && l[p + 1] == ' ')
+        return std::string(text::trim(l.substr(p + 2)));
+    }
+  }
   // root@host:~# cmd  /  user@host:/x$ cmd
   if (const size_t at = l.find('@'); at != std::string_view::npos && at > 0 && at < 40) {
     const size_t colon = l.find(':', at);

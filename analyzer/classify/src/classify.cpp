@@ -87,6 +87,26 @@ std::vector<std::string_view> head_lines(std::string_view head) {
   return out;
 }
 
+// True when every NUL byte of the head is in a run of at least 16 and the rest is text (no
+// other control bytes): a text file with holes, not a binary file nor UTF-16.
+bool nul_runs_in_text(std::string_view head) {
+  size_t run = 0, text_bytes = 0;
+  for (size_t i = 0; i <= head.size(); ++i) {
+    const unsigned char c = i < head.size() ? static_cast<unsigned char>(head[i]) : 1;
+    if (i < head.size() && c == 0) {
+      ++run;
+      continue;
+    }
+    if (run > 0 && run < 16 && i < head.size()) return false;
+    run = 0;
+    if (i == head.size()) break;
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != 0x1b)
+      return false;
+    ++text_bytes;
+  }
+  return text_bytes > 0;
+}
+
 }  // namespace
 
 struct Classifier::Impl {
@@ -140,7 +160,19 @@ Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
 Classifier::~Classifier() = default;
 
 Classification Classifier::classify(std::string_view path, std::string_view head) const {
-  const bool binary = head.substr(0, 65536).find('\0') != std::string_view::npos;
+  // a UTF-8 byte order mark (files saved by Windows editors) must not hide a `^...` grammar
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
+  head = head.substr(0, 65536);
+  std::string without_nul_runs;
+  if (head.find('\0') != std::string_view::npos && nul_runs_in_text(head)) {
+    // rsyslog/journal text files after an unclean shutdown: a block of NULs where the unflushed
+    // tail was, the next boot's lines after it. Still text: classify what is around the block.
+    without_nul_runs.reserve(head.size());
+    for (char ch : head)
+      if (ch != '\0') without_nul_runs.push_back(ch);
+    head = without_nul_runs;
+  }
+  const bool binary = head.find('\0') != std::string_view::npos;
   if (binary) {
     // NUL-separated text files: environ and cmdline
     for (const auto& k : impl_->kinds)

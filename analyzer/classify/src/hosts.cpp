@@ -108,6 +108,7 @@ HostHint host_from_path(std::string_view path) {
   // folders inside the innermost archive (or the directory bundle)
   const auto comps = text::split(inner, '/');
   std::string prefix = h.root.empty() ? "" : h.root + "!/";
+  bool node_folder = false;
   for (size_t i = 0; i + 1 < comps.size(); ++i) {
     const auto c = comps[i];
     if (auto fh = faultline_dir_host(c); !fh.empty()) {
@@ -121,7 +122,10 @@ HostHint host_from_path(std::string_view path) {
       // the folder above a collector folder names the node, when there is one
       return h;
     }
-    if (i == 0 && looks_like_node(c)) {
+    // a node folder first, or under one or two wrapper folders (`case_20260410/10.20.0.42/...`,
+    // `incident-4711/nodes/node07/...`)
+    if (i <= 2 && !node_folder && looks_like_node(c)) {
+      node_folder = true;
       h.root = prefix + std::string(c);
       h.host = std::string(c);
       h.strength = 60;
@@ -141,6 +145,7 @@ HostHint host_from_content(std::string_view kind, std::string_view path, std::st
   h.host.clear();
   h.strength = 0;
   h.source.clear();
+  if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);  // UTF-8 byte order mark
   auto first_line = [&]() {
     const size_t nl = head.find('\n');
     return text::trim(head.substr(0, nl));
@@ -172,6 +177,41 @@ HostHint host_from_content(std::string_view kind, std::string_view path, std::st
         h.host = std::string(cand);
         h.strength = 80;
         h.source = "syslog";
+        break;
+      }
+    }
+  } else if (kind == "composite") {
+    // a pasted shell session names its host in the prompt: `[root@node42 ~]# cmd`,
+    // `root@node42:~# cmd`
+    size_t pos = 0;
+    for (int seen = 0; pos < head.size() && seen < 40; ++seen) {
+      size_t nl = head.find('\n', pos);
+      if (nl == std::string_view::npos) nl = head.size();
+      std::string_view l = head.substr(pos, nl - pos);
+      pos = nl + 1;
+      const bool bracket = !l.empty() && l.front() == '[';
+      if (bracket) l.remove_prefix(1);
+      const size_t at = l.find('@');
+      if (at == std::string_view::npos || at == 0 || at > 32 ||
+          l.substr(0, at).find_first_of(" :[]") != std::string_view::npos)
+        continue;
+      const size_t end = l.find_first_of(bracket ? " ]" : ":", at + 1);
+      if (end == std::string_view::npos) continue;
+      const size_t prompt = l.find_first_of("#$", end);
+      if (prompt == std::string_view::npos || prompt > end + 64 || prompt + 1 >= l.size() ||
+          l[prompt + 1] != ' ')
+        continue;
+      const auto cand = l.substr(at + 1, end - at - 1);
+      // a container's prompt names the container (docker's default hostname is the 12-hex
+      // short id), not the node
+      const bool container_id =
+          cand.size() == 12 && std::all_of(cand.begin(), cand.end(), [](char ch) {
+            return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+          });
+      if (valid_hostname(cand) && !container_id) {
+        h.host = std::string(cand);
+        h.strength = 75;
+        h.source = "prompt";
         break;
       }
     }

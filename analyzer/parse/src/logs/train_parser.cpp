@@ -61,6 +61,18 @@ Launcher strip_launcher(std::string_view s) {
         continue;
       }
     }
+    // torchrun --tee / elastic agents: `[<role><local rank>]:` — `[default0]:`, `[trainer3]:`
+    // (the local rank, not the global one: no rank is taken from it)
+    if (!r.empty() && r[0] == '[') {
+      size_t k = 1;
+      while (k < r.size() && k < 24 && is_lower(r[k])) ++k;
+      const size_t letters = k - 1;
+      while (k < r.size() && is_digit(r[k])) ++k;
+      if (letters > 0 && k > letters + 1 && k + 1 < r.size() && r[k] == ']' && r[k + 1] == ':') {
+        p += k + 2;  // no blank follows: the payload's own indentation starts here
+        continue;
+      }
+    }
     if (!r.empty() && r[0] == '(') {
       const size_t close = r.find(')');
       if (close != std::string_view::npos && close < 96 && close + 1 < r.size() &&
