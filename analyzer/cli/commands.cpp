@@ -282,7 +282,9 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const auto bundles = app::expand_fleet_inputs(inputs);
   if (bundles.empty()) throw UsageError("no bundles found in the inputs");
   DbFile dbf(a.db);
-  auto db = store::Db::open(dbf.path(), dbf.durability());
+  // not a scratch database even when temporary: a failed merge is rolled back and the fleet
+  // goes on with the other bundles
+  auto db = store::Db::open(dbf.path());
   const auto out = app::fleet(*db, bundles, o, a.jobs);
   for (const auto& f : out.failures)
     std::cerr << "faultline fleet: skipped " << f.bundle << ": " << f.message << "\n";
