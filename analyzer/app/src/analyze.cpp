@@ -1148,6 +1148,18 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   stats.reader_cpu_s = thread_cpu_seconds();
   if (opts.progress) std::fputs("\n", stderr);
   t_ingest.stop();
+  if (out.ingest.status == ingest::Status::ok && out.ingest.members == 0) {
+    // Nothing was read: an empty directory (e.g. a folder of node bundles given to `analyze`
+    // that holds only empty sub-directories) or an archive without files. A "no findings" report
+    // would read as a healthy node.
+    out.ingest.status = ingest::Status::unreadable;
+    const bool dir = std::filesystem::is_directory(bundle, ec);
+    out.ingest.message = bundle.string() + ": no file to analyse (" +
+                         (dir ? "a directory without files" : "an archive without files") + ")";
+    if (out.ingest.warnings > 0)
+      out.ingest.message +=
+          "; " + std::to_string(out.ingest.warnings) + " warning(s) while reading";
+  }
   if (out.ingest.status == ingest::Status::unreadable) {
     db.mark_failed(bundle_id, out.ingest.message);
     out.exit_code = 3;
