@@ -102,6 +102,7 @@ Config base_config(const fs::path& data) {
   c.data_dir = data;
   c.jobs = 1;
   c.analyze.cache_dir = fs::current_path() / "serve-test-cache";
+  c.analyzer = FAULTLINE_BINARY;  // each analysis in a child process, as `faultline serve` runs
   return c;
 }
 
@@ -657,3 +658,104 @@ TEST_CASE("a full queue refuses uploads with 503", "[serve]") {
   CHECK(fs::is_empty(data / "tmp"));
   CHECK(fs::is_empty(data / "analyses"));
 }
+
+// The analysis program as a wrapper around faultline that misbehaves for some bundles: "crash" in
+// the bundle's name kills the analysis process with SIGKILL (as the out-of-memory killer or a
+// crash would end it), "hang" makes it sleep forever; other bundles are analysed normally.
+fs::path misbehaving_analyzer(const fs::path& dir) {
+  const fs::path script = dir / "analyzer.sh";
+  std::ofstream(script) << "#!/bin/sh\n"
+                           "case \"$*\" in\n"
+                           "  *crash*) echo 'faultline: about to crash' >&2; kill -9 $$ ;;\n"
+                           "  *hang*) exec sleep 3600 ;;\n"
+                           "esac\n"
+                           "exec '" FAULTLINE_BINARY "' \"$@\"\n";
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+
+TEST_CASE("an analysis process that dies fails that analysis only; the server goes on",
+          "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.analyzer = misbehaving_analyzer(tmp.path());
+  Running run(cfg);
+  auto c = run.client();
+
+  auto r = upload(*c, kTrainLog, "crash.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string crashed = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, crashed);
+  CHECK(st.at("status") == "failed");
+  const std::string err = st.at("error");
+  CHECK(err.find("the analysis process died (SIGKILL)") != std::string::npos);
+  CHECK(err.find("about to crash") != std::string::npos);
+  CHECK(err.find(fs::weakly_canonical(data).string()) == std::string::npos);
+  auto page = c->Get(("/bundles/" + crashed).c_str());
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->body.find("the analysis process died (SIGKILL)") != std::string::npos);
+
+  // the next upload is analysed as usual, by the same server
+  const std::string bundle = node_bundle(tmp.path());
+  auto r2 = upload(*c, bundle, "a2pod-n042.tar.gz");
+  REQUIRE(r2);
+  REQUIRE(r2->status == 202);
+  const std::string next = body_json(r2).at("id");
+  run.server().wait_idle();
+  const json done = status_of(*c, next);
+  CHECK(done.at("status") == "done");
+  CHECK(done.at("hosts") == json::array({"a2pod-n042"}));
+  CHECK(done.at("report").at("bundle").at("path") == "a2pod-n042.tar.gz");
+  auto md = c->Get(("/api/bundles/" + next + "/report.md").c_str());
+  REQUIRE(md);
+  CHECK(md->status == 200);
+  CHECK(md->body.find("a2pod-n042") != std::string::npos);
+}
+
+TEST_CASE("an analysis past the time limit is stopped and marked failed", "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.analyzer = misbehaving_analyzer(tmp.path());
+  cfg.analysis_timeout_s = 1;
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kTrainLog, "hang.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();  // returns once the child is killed at the limit
+  const json st = status_of(*c, id);
+  CHECK(st.at("status") == "failed");
+  CHECK(st.at("error") == "the analysis took longer than the limit of 1 s and was stopped");
+  CHECK(body_json(c->Get("/api/bundles")).at("count") == 1);
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+TEST_CASE("an analysis over the memory limit fails with a message; the server goes on",
+          "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.analysis_memory = 24ULL << 20;  // far below what faultline needs to start
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kTrainLog, "train.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  CHECK(st.at("status") == "failed");
+  const std::string err = st.at("error");
+  INFO(err);
+  CHECK(err.find("memory") != std::string::npos);
+  CHECK(err.find("24 MiB") != std::string::npos);
+  CHECK(err.find(FAULTLINE_BINARY) == std::string::npos);  // no server path
+  CHECK(c->Get("/api/bundles")->status == 200);
+}
+#endif
