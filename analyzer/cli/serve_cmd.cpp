@@ -14,6 +14,18 @@
 #include "faultline/core/text.hpp"
 #include "faultline/serve/serve.hpp"
 
+// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__, clang has __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define FL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_ASAN 1
+#endif
+#endif
+#ifndef FL_ASAN
+#define FL_ASAN 0
+#endif
+
 namespace faultline::cli {
 
 namespace fs = std::filesystem;
@@ -100,7 +112,7 @@ int run_serve(const ServeArgs& a) {
   cfg.analyzer = "/proc/self/exe";
   cfg.analysis_memory =
       text::trim(a.analysis_memory) == "0" ? 0 : parse_size(a.analysis_memory, "--analysis-memory");
-#if defined(__SANITIZE_ADDRESS__)
+#if FL_ASAN
   cfg.analysis_memory = 0;  // AddressSanitizer reserves terabytes of address space up front
 #endif
   cfg.analysis_timeout_s = parse_duration(a.analysis_timeout, "--analysis-timeout");

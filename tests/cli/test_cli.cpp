@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -263,6 +264,20 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
     CHECK(contains(r.err, (d / "kg-config.json").string() + ": "));
     CHECK_FALSE(contains(r.err, "[json."));
     check_clean(r);
+  }
+  SECTION("a broken pack in --rules DIR is a rule error (2) naming that directory's file") {
+    write(d / "site/signatures/svm.yaml",
+          "family: svm\nsignatures:\n  - id: svm.map_va_not_fixed\n    patterns: [\n");
+    write(d / "syslog", kSyslog);
+    for (const std::string& cmd :
+         std::vector<std::string>{"rules test", "analyze -q --no-cache " + q(d / "syslog")}) {
+      INFO(cmd);
+      const Run r = faultline(t, cmd + " --rules " + q(d / "site"));
+      CHECK(r.code == 2);
+      CHECK(contains(r.err, (d / "site/signatures/svm.yaml").string() + ":"));
+      CHECK_FALSE(contains(r.err, "(built-in)"));
+      check_clean(r);
+    }
   }
   SECTION("import-faultdiag of a missing file") {
     const Run r = faultline(t, "rules import-faultdiag " + q(d / "kg-config.json"));

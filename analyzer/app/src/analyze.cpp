@@ -1017,6 +1017,32 @@ std::vector<RuleFile> Rules::correlate_files() const {
   return d;
 }
 
+namespace {
+
+// Rule messages start with the file's path inside its rules root ("signatures/svm.yaml:5: ...").
+// With --rules DIR that is ambiguous: name the directory the file is in (the last --rules DIR
+// holding it, as that one wins), or say it is built in.
+void locate_rule_messages(std::vector<std::string>& msgs,
+                          const std::vector<std::filesystem::path>& dirs) {
+  if (dirs.empty()) return;
+  for (auto& m : msgs) {
+    const size_t colon = m.find(':');
+    if (colon == std::string::npos || colon == 0) continue;
+    const std::string rel = m.substr(0, colon);
+    std::string where = "(built-in) ";
+    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(*d / rel, ec)) {
+        where = (*d / "").string();
+        break;
+      }
+    }
+    m.insert(0, where);
+  }
+}
+
+}  // namespace
+
 Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
   Rules r;
   r.files = merged_rules(dirs);
@@ -1024,6 +1050,8 @@ Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
   roots.push_back(rules_under(embedded_rules(), "signatures/"));
   for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
   r.signatures = tag::load_signature_roots(roots);
+  locate_rule_messages(r.signatures.errors, dirs);
+  locate_rule_messages(r.signatures.warnings, dirs);
   return r;
 }
 
@@ -1076,8 +1104,10 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   if (cls_error) std::rethrow_exception(cls_error);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {
+    std::vector<std::string> errors = ruleset.errors;
+    locate_rule_messages(errors, opts.rule_dirs);
     std::string msg = "rule errors:";
-    for (const auto& e : ruleset.errors) msg += "\n  " + e;
+    for (const auto& e : errors) msg += "\n  " + e;
     throw std::runtime_error(msg);
   }
   if (!ruleset.signatures.empty()) {

@@ -345,10 +345,12 @@ struct Server::Impl {
 void Server::Impl::open_state() {
   if (cfg.data_dir.empty()) throw ConfigError("--data: a data directory is needed");
   std::error_code ec;
+  if (fs::exists(cfg.data_dir, ec) && !fs::is_directory(cfg.data_dir, ec))
+    throw ConfigError("--data: " + cfg.data_dir.string() + " exists and is not a directory");
   fs::create_directories(cfg.data_dir, ec);
   if (ec || !fs::is_directory(cfg.data_dir))
-    throw ConfigError("--data: " + cfg.data_dir.string() +
-                      " is not a directory that can be created");
+    throw ConfigError("--data: " + cfg.data_dir.string() + ": cannot create the directory" +
+                      (ec ? ": " + ec.message() : std::string()));
   data = fs::weakly_canonical(fs::absolute(cfg.data_dir));
   tmp_dir = data / "tmp";
   analyses_dir = data / "analyses";
