@@ -133,7 +133,8 @@ ChildResult run_child(const std::vector<std::string>& args, const ChildLimits& l
     }
     const int n = ::poll(&p, 1, timeout);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;  // timeout: checked at the top
+    if (n < 0) break;      // cannot wait on the pipe: reap below (still within the limit)
+    if (n == 0) continue;  // timeout: checked at the top
     const ssize_t got = ::read(err[0], buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
