@@ -50,10 +50,10 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot write the report: " + std::strerror(errno));
+  if (!out) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
   out << text;
   out.flush();
-  if (!out) throw std::runtime_error(path + ": cannot write the report: " + std::strerror(errno));
+  if (!out) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
 }
 
 namespace {
@@ -490,6 +490,7 @@ int run_report(const ReportArgs& a) {
 int run_rules(CLI::App& cmd, const RulesArgs& a) {
   std::vector<fs::path> dirs(a.rule_dirs.begin(), a.rule_dirs.end());
   if (cmd.got_subcommand("import-faultdiag")) {
+    check_output(a.output);
     std::error_code ec;
     if (!fs::exists(a.import_file, ec)) {
       std::cerr << "faultline: " << a.import_file << ": no such file\n";

@@ -3,6 +3,7 @@
 // unreadable), and no C++ exception type or library tag reaches the user. Also: a --rules DIR
 // that restates built-in signatures unchanged does not warn about overriding them.
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,23 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
     CHECK(r.code == 3);
     CHECK(contains(r.err,
                    (d / "bundles").string() + ": no file to analyse (a directory without files)"));
+    check_clean(r);
+  }
+  SECTION("an empty file (a failed collection): nothing to analyse is not a healthy node") {
+    write(d / "node07.tar.gz", "");
+    const Run r = faultline(t, "analyze -q " + q(d / "node07.tar.gz") + cache);
+    CHECK(r.code == 3);
+    CHECK(contains(r.err, (d / "node07.tar.gz").string() +
+                              ": the file is empty (0 bytes): nothing to analyse"));
+    check_clean(r);
+  }
+  SECTION("a named pipe is refused at once instead of waiting for a writer") {
+    REQUIRE(::mkfifo((d / "node07.tar").c_str(), 0600) == 0);
+    // (without the check it would block on open: timeout(1) ends it, exit 124)
+    const Run r = faultline(t, "analyze -q " + q(d / "node07.tar") + cache, "timeout 120 ");
+    CHECK(r.code == 3);
+    CHECK(contains(r.err,
+                   (d / "node07.tar").string() + ": a named pipe, not a bundle file or directory"));
     check_clean(r);
   }
   SECTION("a file that is no archive and no text") {

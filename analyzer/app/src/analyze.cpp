@@ -1119,12 +1119,30 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   return p;
 }
 
-Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+namespace {
+
+// "" when the bundle path can be read as a bundle; else why not (names the path).
+std::string bundle_path_problem(const std::filesystem::path& bundle) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::exists(bundle, ec)) {
+  const auto st = fs::status(bundle, ec);
+  if (!fs::exists(st)) return bundle.string() + ": no such file or directory";
+  if (fs::is_regular_file(st) || fs::is_directory(st)) return {};
+  // a FIFO blocks until a writer comes, a device may never end: not something a bundle is
+  const char* what = fs::is_fifo(st)                                      ? "a named pipe"
+                     : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                     : fs::is_socket(st)                                  ? "a socket"
+                                                                          : "a special file";
+  return bundle.string() + ": " + what + ", not a bundle file or directory";
+}
+
+}  // namespace
+
+Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+  if (auto problem = bundle_path_problem(bundle); !problem.empty()) {
     Outcome out;
     out.exit_code = 3;
-    out.error = bundle.string() + ": no such file or directory";
+    out.error = std::move(problem);
     return out;
   }
   const auto prepared = prepare(opts);
@@ -1139,9 +1157,9 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   const double cpu_start = cpu_seconds();
 
   std::error_code ec;
-  if (!std::filesystem::exists(bundle, ec)) {
+  if (auto problem = bundle_path_problem(bundle); !problem.empty()) {
     out.exit_code = 3;
-    out.error = bundle.string() + ": no such file or directory";
+    out.error = std::move(problem);
     return out;
   }
   stats.rules = prepared.span;  // counted once, by the first analysis that uses it
@@ -1178,6 +1196,15 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   stats.reader_cpu_s = thread_cpu_seconds();
   if (opts.progress) std::fputs("\n", stderr);
   t_ingest.stop();
+  if (out.ingest.status == ingest::Status::ok && out.ingest.members > 0 && out.ingest.bytes == 0) {
+    // Only empty files (a collection that failed, a truncated copy): a "no findings" report
+    // would read as a healthy node.
+    out.ingest.status = ingest::Status::unreadable;
+    out.ingest.message =
+        bundle.string() + (std::filesystem::is_directory(bundle, ec)
+                               ? ": every file is empty (0 bytes): nothing to analyse"
+                               : ": the file is empty (0 bytes): nothing to analyse");
+  }
   if (out.ingest.status == ingest::Status::ok && out.ingest.members == 0) {
     // Nothing was read: an empty directory (e.g. a folder of node bundles given to `analyze`
     // that holds only empty sub-directories) or an archive without files. A "no findings" report
