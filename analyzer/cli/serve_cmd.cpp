@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -110,6 +111,12 @@ int run_serve(const ServeArgs& a) {
     cfg.analyze.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
   // Every analysis runs in a child process of this very binary (docs/api.md, "Isolation").
   cfg.analyzer = "/proc/self/exe";
+  if (::access(cfg.analyzer.c_str(), X_OK) != 0) {
+    std::fprintf(stderr,
+                 "faultline serve: /proc/self/exe is not available (no /proc?): analyses run in "
+                 "the server process, without memory and time limits\n");
+    cfg.analyzer.clear();
+  }
   cfg.analysis_memory =
       text::trim(a.analysis_memory) == "0" ? 0 : parse_size(a.analysis_memory, "--analysis-memory");
 #if FL_ASAN
