@@ -171,7 +171,8 @@ void add_common(CLI::App& cmd, CommonOptions& c) {
   cmd.add_option("--rules", c.rule_dirs,
                  "Extra rules directory (signatures/, diagnoses/, compat/, classify/); its files "
                  "override the built-in ones with the same path. Repeatable.")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);  // one DIR per --rules: `--rules DIR BUNDLE` works
   cmd.add_option(
       "--cache-dir", c.cache_dir,
       "Where compiled signature databases are cached (default: $XDG_CACHE_HOME/faultline "
@@ -300,7 +301,8 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
   cmd.require_subcommand(1);
   auto add_dirs = [&](CLI::App* sub) {
     sub->add_option("--rules", a.rule_dirs, "Extra rules directory overriding the built-in rules")
-        ->check(CLI::ExistingDirectory);
+        ->check(CLI::ExistingDirectory)
+        ->allow_extra_args(false);  // one DIR per --rules: `--rules DIR BUNDLE` works
   };
   auto* list = cmd.add_subcommand("list", "List signatures, diagnoses and member kinds");
   add_dirs(list);

@@ -62,7 +62,8 @@ void add_serve_options(CLI::App& cmd, ServeArgs& a) {
       ->envname("FAULTLINE_TOKEN");
   cmd.add_option("--rules", a.rule_dirs,
                  "Extra rules directory overriding the built-in rules. Repeatable.")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);  // one DIR per --rules: `--rules DIR BUNDLE` works
   cmd.add_option("--cache-dir", a.cache_dir, "Where compiled signature databases are cached");
   cmd.add_flag("--no-cache", a.no_cache, "Compile the signature database for every analysis");
   cmd.add_option("--analysis-memory", a.analysis_memory,

@@ -316,6 +316,12 @@ TEST_CASE("--rules DIR: only signatures that really differ are reported as overr
   CHECK(r.code == 0);
   CHECK_FALSE(contains(r.err, "overrides"));
 
+  // `--rules DIR BUNDLE`: the bundle is not taken for a second rules directory
+  write(d / "syslog", kSyslog);
+  r = faultline(t, "analyze -q --no-cache --rules " + q(d / "site") + " " + q(d / "syslog"));
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+
   // one changed title: one warning, naming the id and both places
   const fs::path svm = d / "site/signatures/svm.yaml";
   std::string text = slurp(svm);

@@ -783,3 +783,52 @@ TEST_CASE("an analysis over the memory limit fails with a message; the server go
   CHECK(c->Get("/api/bundles")->status == 200);
 }
 #endif
+
+TEST_CASE("the analysis process gets the server's rules, cache and limits", "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  // a site pack with a signature of its own, on a seed 000 line
+  const fs::path site = tmp.path() / "site";
+  fs::create_directories(site / "signatures");
+  std::ofstream(site / "signatures" / "site.yaml")
+      << "family: site\n"
+         "signatures:\n"
+         "  - id: site.gotgo_malloc\n"
+         "    title: Host memory allocation refused (site rule)\n"
+         "    severity: error\n"
+         "    patterns:\n"
+         "      - 'Host mem gotgo malloc'\n"
+         "    examples:\n"
+         "      match:\n"
+         "        - line: 'Host mem gotgo malloc, errstr=Invalid argument'\n"
+         "      no_match:\n"
+         "        - 'Host mem gotgo free'\n";
+  Config cfg = base_config(data);
+  cfg.analyze.rule_dirs = {site};
+  cfg.analyze.limits.max_line_bytes = 30;  // the lines above are longer: cut, with a warning
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kTrainLog, "train.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  REQUIRE(st.at("status") == "done");
+  CHECK(st.at("warnings").get<int>() > 0);  // --max-line-length reached the child
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2((data / "analyses" / id / "analysis.db").c_str(), &h,
+                          SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, "SELECT count(*) FROM hits WHERE signature='site.gotgo_malloc'", -1,
+                             &s, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(s, 0) == 1);  // --rules reached the child
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  // the cache directory of the server, not the child's default
+  bool cached = false;
+  for (const auto& e : fs::directory_iterator(cfg.analyze.cache_dir))
+    cached = cached || e.path().extension() == ".hsdb";
+  CHECK(cached);
+}
