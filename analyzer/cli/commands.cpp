@@ -3,8 +3,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -47,9 +50,10 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error(path + ": cannot write the report");
+  if (!out) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
   out << text;
-  if (!out) throw std::runtime_error(path + ": write failed");
+  out.flush();
+  if (!out) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
 }
 
 namespace {
@@ -69,11 +73,106 @@ report::Format format_or_throw(const std::string& f) {
   return *fmt;
 }
 
+// nlohmann's messages start with "[json.exception.parse_error.101] ": the user needs the rest.
+std::string without_library_tags(std::string m) {
+  for (size_t at; (at = m.find("[json.exception.")) != std::string::npos;) {
+    const size_t end = m.find("] ", at);
+    if (end == std::string::npos) break;
+    m.erase(at, end + 2 - at);
+  }
+  return m;
+}
+
+// -o FILE: its directory must exist (checked before a long analysis, not after it).
+void check_output(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw UsageError("-o: " + path + " is a directory; give a file name");
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    throw UsageError("-o: " + path + ": the directory " + parent.string() + " does not exist");
+}
+
+// What a --db path holds, read-only (so that nothing is written into a file that is not ours).
+enum class DbKind { missing, empty, not_sqlite, foreign, faultline, unreadable };
+DbKind probe_db(const fs::path& p, std::string* why) {
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return DbKind::missing;
+  if (fs::is_directory(p, ec)) {
+    *why = "is a directory";
+    return DbKind::unreadable;
+  }
+  if (::access(p.c_str(), R_OK) != 0) {
+    *why = std::strerror(errno);
+    return DbKind::unreadable;
+  }
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(p.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    *why = h ? sqlite3_errmsg(h) : "cannot be opened";
+    sqlite3_close(h);
+    return DbKind::unreadable;
+  }
+  sqlite3_stmt* st = nullptr;
+  DbKind kind = DbKind::empty;
+  const int rc =
+      sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type='table'", -1, &st, nullptr);
+  if (rc == SQLITE_NOTADB) {
+    kind = DbKind::not_sqlite;
+  } else if (rc != SQLITE_OK) {
+    *why = sqlite3_errmsg(h);
+    kind = DbKind::unreadable;
+  } else {
+    int step = SQLITE_OK;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+      const auto* t = sqlite3_column_text(st, 0);
+      const std::string name = t ? reinterpret_cast<const char*>(t) : "";
+      if (name == "bundles") {
+        kind = DbKind::faultline;
+        break;
+      }
+      kind = DbKind::foreign;
+    }
+    if (step == SQLITE_NOTADB) kind = DbKind::not_sqlite;
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return kind;
+}
+
+// --db of analyze/fleet: a new file in an existing directory, or a faultline database.
+void check_output_db(const std::string& path) {
+  if (path.empty()) return;
+  std::string why;
+  const fs::path parent = fs::path(path).parent_path();
+  std::error_code ec;
+  switch (probe_db(path, &why)) {
+    case DbKind::missing:
+      if (!parent.empty() && !fs::is_directory(parent, ec))
+        throw UsageError("--db: " + path + ": the directory " + parent.string() +
+                         " does not exist");
+      return;
+    case DbKind::unreadable:
+      throw UsageError("--db: " + path + ": " + why);
+    case DbKind::not_sqlite:
+      throw UsageError("--db: " + path +
+                       ": not a SQLite database; give a new file or one written by faultline");
+    case DbKind::foreign:
+      throw UsageError("--db: " + path +
+                       ": a SQLite database not written by faultline (no bundles table); give a "
+                       "new file");
+    case DbKind::empty:
+    case DbKind::faultline:
+      return;
+  }
+}
+
 void add_common(CLI::App& cmd, CommonOptions& c) {
   cmd.add_option("--rules", c.rule_dirs,
                  "Extra rules directory (signatures/, diagnoses/, compat/, classify/); its files "
                  "override the built-in ones with the same path. Repeatable.")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);  // one DIR per --rules: `--rules DIR BUNDLE` works
   cmd.add_option(
       "--cache-dir", c.cache_dir,
       "Where compiled signature databases are cached (default: $XDG_CACHE_HOME/faultline "
@@ -164,6 +263,8 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
                "Store the full text of every file, zstd-compressed (about halves throughput)");
   cmd.add_flag("--stats", a.stats, "Print per-stage times, bytes, rows and peak memory to stderr");
   cmd.add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  cmd.add_flag("--no-report", a.no_report,
+               "Only fill the --db database, render no report (`faultline report` can later)");
   cmd.add_option("--max-depth", a.max_depth, "Archives nested in archives, at most (default 4)");
   cmd.add_option("--max-members", a.max_members, "Files in the bundle, at most (default 500000)");
   cmd.add_option("--max-member-size", a.max_member_size,
@@ -193,9 +294,7 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
 }
 
 void add_report_options(CLI::App& cmd, ReportArgs& a) {
-  cmd.add_option("--db", a.db, "Database written by analyze --db or fleet --db")
-      ->required()
-      ->check(CLI::ExistingFile);
+  cmd.add_option("--db", a.db, "Database written by analyze --db or fleet --db")->required();
   cmd.add_option("--format", a.format, "Report format: md (default), json, html");
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--bundle", a.bundle,
@@ -206,7 +305,8 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
   cmd.require_subcommand(1);
   auto add_dirs = [&](CLI::App* sub) {
     sub->add_option("--rules", a.rule_dirs, "Extra rules directory overriding the built-in rules")
-        ->check(CLI::ExistingDirectory);
+        ->check(CLI::ExistingDirectory)
+        ->allow_extra_args(false);  // one DIR per --rules: `--rules DIR BUNDLE` works
   };
   auto* list = cmd.add_subcommand("list", "List signatures, diagnoses and member kinds");
   add_dirs(list);
@@ -221,8 +321,7 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
       "import-faultdiag",
       "Turn a MindCluster FaultDiag knowledge-base JSON file into a signature rule pack (YAML)");
   imp->add_option("FILE", a.import_file, "FaultDiag knowledge-base file (kg-config.json style)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   imp->add_option("--family", a.family,
                   "Family (file stem) of the generated pack (default faultdiag)");
   imp->add_option("-o,--output", a.output, "Write the pack here (default stdout)");
@@ -236,6 +335,10 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
 int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
+  if (a.no_report && a.db.empty())
+    throw UsageError("--no-report needs --db (where the analysis goes)");
+  check_output(a.output);
+  check_output_db(a.db);
   app::Options o = app_options(c);
   o.keep_raw = a.keep_raw;
   o.stats = a.stats;
@@ -259,7 +362,7 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   if (out.ingest.warnings > 0 && !a.quiet)
     std::cerr << "faultline: " << out.ingest.warnings
               << " ingest warning(s): see the report's warnings section\n";
-  write_output(a.output, report::render_bundle(db->handle(), out.bundle_id, fmt));
+  if (!a.no_report) write_output(a.output, report::render_bundle(db->handle(), out.bundle_id, fmt));
   if (fail_on) {
     const auto worst = max_finding_severity(db->handle(), {out.bundle_id});
     if (worst && *worst >= *fail_on) return 1;
@@ -270,6 +373,8 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
 int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
+  check_output(a.output);
+  check_output_db(a.db);
   app::Options o = app_options(c);
   o.progress = isatty(STDERR_FILENO) != 0;
   o.stats = a.stats;
@@ -292,7 +397,32 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
     std::cerr << "faultline fleet: no bundle could be read\n";
     return 3;
   }
-  write_output(a.output, report::render_fleet(db->handle(), out.bundle_ids, fmt));
+  const bool correlated = out.correlation_error.empty();
+  if (!correlated) {
+    // Not one bundle's problem: the inference over all of them failed. Name the set.
+    std::string which;
+    const size_t analysed = bundles.size() - out.failures.size();
+    for (size_t i = 0, shown = 0; i < bundles.size() && shown < 3; ++i) {
+      if (std::any_of(out.failures.begin(), out.failures.end(),
+                      [&](const auto& f) { return f.bundle == bundles[i].string(); }))
+        continue;
+      which += (shown++ ? ", " : "") + bundles[i].string();
+    }
+    if (analysed > 3) which += ", ...";
+    std::cerr << "faultline fleet: the cross-node correlation of " << analysed
+              << " analysed bundle(s) (" << which << ") failed: " << out.correlation_error
+              << "; the report has the per-node results and no first failure\n";
+  }
+  std::string text;
+  try {
+    text = report::render_fleet(db->handle(), out.bundle_ids, fmt);
+  } catch (const std::exception& e) {
+    if (correlated) throw;
+    std::cerr << "faultline fleet: the report cannot be rendered either: " << e.what() << "\n";
+    return 3;
+  }
+  write_output(a.output, text);
+  if (!correlated) return 3;
   if (fail_on) {
     const auto worst = max_finding_severity(db->handle(), out.bundle_ids);
     if (worst && *worst >= *fail_on) return 1;
@@ -302,7 +432,39 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
 
 int run_report(const ReportArgs& a) {
   const auto fmt = format_or_throw(a.format);
-  auto db = store::Db::open(a.db);
+  check_output(a.output);
+  std::string why;
+  const char* problem = nullptr;
+  switch (probe_db(a.db, &why)) {
+    case DbKind::missing:
+      problem = "no such file";
+      break;
+    case DbKind::unreadable:
+      problem = why.c_str();
+      break;
+    case DbKind::not_sqlite:
+      problem = "not a SQLite database (report reads the --db file of analyze or fleet)";
+      break;
+    case DbKind::foreign:
+      problem = "a SQLite database not written by faultline (no bundles table)";
+      break;
+    case DbKind::empty:
+      problem = "an empty database: no analysis in it";
+      break;
+    case DbKind::faultline:
+      break;
+  }
+  if (problem) {
+    std::cerr << "faultline: " << a.db << ": " << problem << "\n";
+    return 3;
+  }
+  std::unique_ptr<store::Db> db;
+  try {
+    db = store::Db::open(a.db);
+  } catch (const std::exception& e) {
+    std::cerr << "faultline: " << e.what() << "\n";
+    return 3;
+  }
   std::vector<int64_t> ids;
   const auto all = store::bundle_ids(db->handle(), true);
   const auto complete = store::bundle_ids(db->handle(), false);
@@ -336,9 +498,21 @@ int run_report(const ReportArgs& a) {
 int run_rules(CLI::App& cmd, const RulesArgs& a) {
   std::vector<fs::path> dirs(a.rule_dirs.begin(), a.rule_dirs.end());
   if (cmd.got_subcommand("import-faultdiag")) {
+    check_output(a.output);
+    std::error_code ec;
+    if (!fs::exists(a.import_file, ec)) {
+      std::cerr << "faultline: " << a.import_file << ": no such file\n";
+      return 3;
+    }
+    if (fs::is_directory(a.import_file, ec)) {
+      std::cerr << "faultline: " << a.import_file
+                << ": is a directory, not a FaultDiag JSON file\n";
+      return 3;
+    }
     std::ifstream in(a.import_file, std::ios::binary);
     if (!in) {
-      std::cerr << "faultline: " << a.import_file << ": cannot be read\n";
+      std::cerr << "faultline: " << a.import_file << ": cannot be read: " << std::strerror(errno)
+                << "\n";
       return 3;
     }
     const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -347,7 +521,7 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
     try {
       yaml = tag::import_faultdiag(json, a.family.empty() ? "faultdiag" : a.family, &st);
     } catch (const std::invalid_argument& e) {
-      std::cerr << "faultline: " << a.import_file << ": " << e.what() << "\n";
+      std::cerr << "faultline: " << a.import_file << ": " << without_library_tags(e.what()) << "\n";
       return 3;
     }
     write_output(a.output, yaml);

@@ -30,6 +30,7 @@ struct AnalyzeArgs {
   bool keep_raw = false;
   bool stats = false;
   bool quiet = false;
+  bool no_report = false;
   uint32_t max_depth = 4;
   uint64_t max_members = 500'000;
   std::string max_member_size = "4G";

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "commands.hpp"
@@ -95,6 +96,12 @@ int main(int argc, char** argv) {
   } catch (const fl::cli::UsageError& e) {
     std::cerr << "faultline: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    // an input that needs more memory than this process may use (ulimit -v, serve's
+    // --analysis-memory): the input cannot be analysed here
+    std::cerr << "faultline: out of memory: the input needs more memory than this process may "
+                 "use\n";
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "faultline: " << e.what() << "\n";
     return 2;

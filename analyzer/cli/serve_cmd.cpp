@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -11,7 +12,20 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "faultline/core/text.hpp"
 #include "faultline/serve/serve.hpp"
+
+// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__, clang has __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define FL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_ASAN 1
+#endif
+#endif
+#ifndef FL_ASAN
+#define FL_ASAN 0
+#endif
 
 namespace faultline::cli {
 
@@ -48,10 +62,36 @@ void add_serve_options(CLI::App& cmd, ServeArgs& a) {
       ->envname("FAULTLINE_TOKEN");
   cmd.add_option("--rules", a.rule_dirs,
                  "Extra rules directory overriding the built-in rules. Repeatable.")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);  // one DIR per --rules: `--rules DIR BUNDLE` works
   cmd.add_option("--cache-dir", a.cache_dir, "Where compiled signature databases are cached");
   cmd.add_flag("--no-cache", a.no_cache, "Compile the signature database for every analysis");
+  cmd.add_option("--analysis-memory", a.analysis_memory,
+                 "Address space of one analysis process (default 4G; 0: no limit); an analysis "
+                 "that needs more fails, the server goes on");
+  cmd.add_option("--analysis-timeout", a.analysis_timeout,
+                 "Wall time of one analysis (default 2h; 90m, 600s, 0: no limit); a longer one "
+                 "is stopped and marked failed");
 }
+
+namespace {
+
+// "2h", "90m", "600s", "600" -> seconds; "0" -> 0.
+unsigned parse_duration(const std::string& s, const char* option) {
+  std::string v = s;
+  unsigned mult = 1;
+  if (!v.empty() && (v.back() == 's' || v.back() == 'm' || v.back() == 'h')) {
+    mult = v.back() == 'h' ? 3600 : v.back() == 'm' ? 60 : 1;
+    v.pop_back();
+  }
+  const auto n = text::to_int<uint64_t>(v);
+  if (!n || *n * mult > 30ULL * 24 * 3600)
+    throw UsageError(std::string(option) + ": '" + s +
+                     "' is not a duration (examples: 600s, 90m, 2h; 0 for no limit)");
+  return static_cast<unsigned>(*n * mult);
+}
+
+}  // namespace
 
 int run_serve(const ServeArgs& a) {
   serve::Config cfg;
@@ -70,6 +110,20 @@ int run_serve(const ServeArgs& a) {
   for (const auto& d : a.rule_dirs) cfg.analyze.rule_dirs.emplace_back(d);
   if (!a.no_cache)
     cfg.analyze.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
+  // Every analysis runs in a child process of this very binary (docs/api.md, "Isolation").
+  cfg.analyzer = "/proc/self/exe";
+  if (::access(cfg.analyzer.c_str(), X_OK) != 0) {
+    std::fprintf(stderr,
+                 "faultline serve: /proc/self/exe is not available (no /proc?): analyses run in "
+                 "the server process, without memory and time limits\n");
+    cfg.analyzer.clear();
+  }
+  cfg.analysis_memory =
+      text::trim(a.analysis_memory) == "0" ? 0 : parse_size(a.analysis_memory, "--analysis-memory");
+#if FL_ASAN
+  cfg.analysis_memory = 0;  // AddressSanitizer reserves terabytes of address space up front
+#endif
+  cfg.analysis_timeout_s = parse_duration(a.analysis_timeout, "--analysis-timeout");
 
   // Signals are taken by one thread (sigwait) so that every other thread runs undisturbed:
   // the first SIGINT/SIGTERM stops serving and lets running analyses end; a second one quits now
@@ -114,9 +168,11 @@ int run_serve(const ServeArgs& a) {
   std::fprintf(
       stderr,
       "faultline serve: listening on http://%s%s%s:%d/ (data %s, %u worker(s), uploads up to "
-      "%s)%s\n",
+      "%s, each analysis in its own process: memory %s, time %s)%s\n",
       v6 ? "[" : "", cfg.host.c_str(), v6 ? "]" : "", port,
       fs::absolute(cfg.data_dir).string().c_str(), cfg.jobs, a.max_upload.c_str(),
+      cfg.analysis_memory ? a.analysis_memory.c_str() : "no limit",
+      cfg.analysis_timeout_s ? a.analysis_timeout.c_str() : "no limit",
       cfg.token.empty() ? "" : "; requests need the token");
   std::fflush(stderr);
   const bool ok = server->run();

@@ -16,6 +16,8 @@ struct ServeArgs {
   std::vector<std::string> rule_dirs;
   std::string cache_dir;
   bool no_cache = false;
+  std::string analysis_memory = "4G";   // "0": no limit
+  std::string analysis_timeout = "2h";  // "0": no limit
 };
 
 void add_serve_options(CLI::App& cmd, ServeArgs& a);

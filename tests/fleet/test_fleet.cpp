@@ -808,3 +808,46 @@ TEST_CASE("progress goes to a terminal only", "[fleet][cli]") {
     if (rc == 0) CHECK(slurp(tty).find("faultline fleet: 2/2 bundles") != std::string::npos);
   }
 }
+
+TEST_CASE("a failed cross-node correlation is printed, noted in the report and exits 3",
+          "[fleet][cli]") {
+  const fs::path src(FAULTLINE_SOURCE_DIR);
+  const fs::path dbf = temp_path("corr.db"), out = temp_path("corr.json"),
+                 err = temp_path("corr.err"), rep = temp_path("corr-report.json");
+  Cleanup cl{{dbf, out, err, rep, temp_path("cache")}};
+  const std::string bin = FAULTLINE_BINARY;
+  const fs::path cache = temp_path("cache");
+  const fs::path sample = src / "samples/fleet-hccl-cascade";
+  REQUIRE(run(bin + " fleet " + q(sample) + " -j 2 --cache-dir " + q(cache) + " --db " + q(dbf) +
+              " --format json -o /dev/null 2>/dev/null") == 0);
+  // The database refuses the stored inference (as a full disk or a read-only table would), but
+  // not a run that only carries the note of the failure.
+  {
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open(dbf.c_str(), &h) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(h,
+                         "CREATE TRIGGER refuse_fleet BEFORE INSERT ON fleet_runs WHEN NEW.notes "
+                         "NOT LIKE '%correlation failed%' BEGIN SELECT RAISE(ABORT, "
+                         "'fleet_runs refused by the test'); END;",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(h);
+  }
+  CHECK(run(bin + " fleet " + q(sample) + " -j 2 --cache-dir " + q(cache) + " --db " + q(dbf) +
+            " --format json > " + q(out) + " 2> " + q(err)) == 3);
+  const std::string e = slurp(err);
+  INFO(e);
+  CHECK(e.find("faultline fleet: the cross-node correlation of ") != std::string::npos);
+  CHECK(e.find("fleet_runs refused by the test") != std::string::npos);
+  CHECK(e.find(sample.string()) != std::string::npos);
+  const json j = json::parse(slurp(out));
+  CHECK(j["summary"]["analysed"].get<int>() > 1);
+  CHECK(j["first_failure"].is_null());
+  bool noted = false;
+  for (const auto& n : j["notes"])
+    noted =
+        noted || n.get<std::string>().find("fleet_runs refused by the test") != std::string::npos;
+  CHECK(noted);
+  // the stored run with its note is what `report --db` renders
+  REQUIRE(run(bin + " report --db " + q(dbf) + " --format json > " + q(rep) + " 2>/dev/null") == 0);
+  CHECK(slurp(rep) == slurp(out));
+}

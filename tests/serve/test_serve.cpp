@@ -18,6 +18,18 @@
 #include "faultline/core/sha256.hpp"
 #include "faultline/serve/serve.hpp"
 
+// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__, clang has __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define FL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FL_ASAN 1
+#endif
+#endif
+#ifndef FL_ASAN
+#define FL_ASAN 0
+#endif
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using faultline::serve::Config;
@@ -102,6 +114,7 @@ Config base_config(const fs::path& data) {
   c.data_dir = data;
   c.jobs = 1;
   c.analyze.cache_dir = fs::current_path() / "serve-test-cache";
+  c.analyzer = FAULTLINE_BINARY;  // each analysis in a child process, as `faultline serve` runs
   return c;
 }
 
@@ -192,6 +205,18 @@ TEST_CASE("listen addresses and loopback detection", "[serve]") {
   CHECK_FALSE(is_loopback("10.0.0.7"));
   CHECK_FALSE(is_loopback("127.0.0.1.example.com"));
   CHECK_FALSE(is_loopback("127.0.0.256"));
+}
+
+TEST_CASE("a --data path that is a file is refused with what it is", "[serve]") {
+  TempDir tmp;
+  std::ofstream(tmp.path() / "data") << "not a directory";
+  try {
+    Server s(base_config(tmp.path() / "data"));
+    FAIL("the server started on a file");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) ==
+          "--data: " + (tmp.path() / "data").string() + " exists and is not a directory");
+  }
 }
 
 TEST_CASE("a non-loopback address needs a token", "[serve]") {
@@ -656,4 +681,154 @@ TEST_CASE("a full queue refuses uploads with 503", "[serve]") {
   CHECK(body_json(r).at("error").get<std::string>().find("try again") != std::string::npos);
   CHECK(fs::is_empty(data / "tmp"));
   CHECK(fs::is_empty(data / "analyses"));
+}
+
+// The analysis program as a wrapper around faultline that misbehaves for some bundles: "crash" in
+// the bundle's name kills the analysis process with SIGKILL (as the out-of-memory killer or a
+// crash would end it), "hang" makes it sleep forever; other bundles are analysed normally.
+fs::path misbehaving_analyzer(const fs::path& dir) {
+  const fs::path script = dir / "analyzer.sh";
+  std::ofstream(script) << "#!/bin/sh\n"
+                           "case \"$*\" in\n"
+                           "  *crash*) echo 'faultline: about to crash' >&2; kill -9 $$ ;;\n"
+                           "  *hang*) exec sleep 3600 ;;\n"
+                           "esac\n"
+                           "exec '" FAULTLINE_BINARY "' \"$@\"\n";
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+
+TEST_CASE("an analysis process that dies fails that analysis only; the server goes on",
+          "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.analyzer = misbehaving_analyzer(tmp.path());
+  Running run(cfg);
+  auto c = run.client();
+
+  auto r = upload(*c, kTrainLog, "crash.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string crashed = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, crashed);
+  CHECK(st.at("status") == "failed");
+  const std::string err = st.at("error");
+  CHECK(err.find("the analysis process died (SIGKILL)") != std::string::npos);
+  CHECK(err.find("about to crash") != std::string::npos);
+  CHECK(err.find(fs::weakly_canonical(data).string()) == std::string::npos);
+  auto page = c->Get(("/bundles/" + crashed).c_str());
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->body.find("the analysis process died (SIGKILL)") != std::string::npos);
+
+  // the next upload is analysed as usual, by the same server
+  const std::string bundle = node_bundle(tmp.path());
+  auto r2 = upload(*c, bundle, "a2pod-n042.tar.gz");
+  REQUIRE(r2);
+  REQUIRE(r2->status == 202);
+  const std::string next = body_json(r2).at("id");
+  run.server().wait_idle();
+  const json done = status_of(*c, next);
+  CHECK(done.at("status") == "done");
+  CHECK(done.at("hosts") == json::array({"a2pod-n042"}));
+  CHECK(done.at("report").at("bundle").at("path") == "a2pod-n042.tar.gz");
+  auto md = c->Get(("/api/bundles/" + next + "/report.md").c_str());
+  REQUIRE(md);
+  CHECK(md->status == 200);
+  CHECK(md->body.find("a2pod-n042") != std::string::npos);
+}
+
+TEST_CASE("an analysis past the time limit is stopped and marked failed", "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.analyzer = misbehaving_analyzer(tmp.path());
+  cfg.analysis_timeout_s = 1;
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kTrainLog, "hang.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();  // returns once the child is killed at the limit
+  const json st = status_of(*c, id);
+  CHECK(st.at("status") == "failed");
+  CHECK(st.at("error") == "the analysis took longer than the limit of 1 s and was stopped");
+  CHECK(body_json(c->Get("/api/bundles")).at("count") == 1);
+}
+
+#if !FL_ASAN  // AddressSanitizer reserves terabytes of address space: no RLIMIT_AS
+TEST_CASE("an analysis over the memory limit fails with a message; the server goes on",
+          "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  Config cfg = base_config(data);
+  cfg.analysis_memory = 24ULL << 20;  // far below what faultline needs to start
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kTrainLog, "train.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  CHECK(st.at("status") == "failed");
+  const std::string err = st.at("error");
+  INFO(err);
+  CHECK(err.find("memory") != std::string::npos);
+  CHECK(err.find("24 MiB") != std::string::npos);
+  CHECK(err.find(FAULTLINE_BINARY) == std::string::npos);  // no server path
+  CHECK(c->Get("/api/bundles")->status == 200);
+}
+#endif
+
+TEST_CASE("the analysis process gets the server's rules, cache and limits", "[serve][isolation]") {
+  TempDir tmp;
+  const fs::path data = tmp.path() / "data";
+  // a site pack with a signature of its own, on a seed 000 line
+  const fs::path site = tmp.path() / "site";
+  fs::create_directories(site / "signatures");
+  std::ofstream(site / "signatures" / "site.yaml")
+      << "family: site\n"
+         "signatures:\n"
+         "  - id: site.gotgo_malloc\n"
+         "    title: Host memory allocation refused (site rule)\n"
+         "    severity: error\n"
+         "    patterns:\n"
+         "      - 'Host mem gotgo malloc'\n"
+         "    examples:\n"
+         "      match:\n"
+         "        - line: 'Host mem gotgo malloc, errstr=Invalid argument'\n"
+         "      no_match:\n"
+         "        - 'Host mem gotgo free'\n";
+  Config cfg = base_config(data);
+  cfg.analyze.rule_dirs = {site};
+  cfg.analyze.limits.max_line_bytes = 30;  // the lines above are longer: cut, with a warning
+  Running run(cfg);
+  auto c = run.client();
+  auto r = upload(*c, kTrainLog, "train.log");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  REQUIRE(st.at("status") == "done");
+  CHECK(st.at("warnings").get<int>() > 0);  // --max-line-length reached the child
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2((data / "analyses" / id / "analysis.db").c_str(), &h,
+                          SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, "SELECT count(*) FROM hits WHERE signature='site.gotgo_malloc'", -1,
+                             &s, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(s, 0) == 1);  // --rules reached the child
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  // the cache directory of the server, not the child's default
+  bool cached = false;
+  for (const auto& e : fs::directory_iterator(cfg.analyze.cache_dir))
+    cached = cached || e.path().extension() == ".hsdb";
+  CHECK(cached);
 }

@@ -208,6 +208,55 @@ TEST_CASE("the compiled database is cached and reloaded") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("the cache stays bounded: old databases of other rules are removed, in-use ones kept") {
+  namespace fs = std::filesystem;
+  using faultline::tag::kCacheKeep;
+  using faultline::tag::kCacheMaxAge;
+  const auto dir = tagtest::temp_dir("cache_prune");
+  const auto now = fs::file_time_type::clock::now();
+  auto fake = [&](const std::string& name, fs::file_time_type when) {
+    const fs::path p = dir / name;
+    std::ofstream(p, std::ios::binary) << "FLHSDB01 from another build";
+    fs::last_write_time(p, when);
+    return p;
+  };
+  // Databases of other rule sets: two unused for longer than the limit, and more recent ones than
+  // are kept (used 1..kCacheKeep+3 hours ago). A writer that died left a temporary file a day ago;
+  // another process is writing one right now. A file that is no database is left alone.
+  const fs::path stale1 =
+      fake(std::string(64, 'a') + ".hsdb", now - kCacheMaxAge - std::chrono::hours(1));
+  const fs::path stale2 = fake(std::string(64, 'b') + ".hsdb", now - kCacheMaxAge * 2);
+  std::vector<fs::path> recent;
+  for (size_t i = 0; i < kCacheKeep + 3; ++i)
+    recent.push_back(
+        fake(std::string(63, 'c') + std::to_string(i % 10) + std::to_string(i) + ".hsdb",
+             now - std::chrono::hours(1 + i)));
+  const fs::path dead_tmp = fake("x.hsdb.tmp.1234.5678", now - std::chrono::hours(24));
+  const fs::path live_tmp = fake("y.hsdb.tmp.4321.8765", now);
+  const fs::path other = fake("notes.txt", now - kCacheMaxAge * 3);
+
+  auto e = build(tagtest::test_rules(), dir);
+  REQUIRE_FALSE(e->build_info().from_cache);
+  const fs::path mine = e->build_info().cache_file;
+  CHECK(fs::exists(mine));
+  CHECK_FALSE(fs::exists(stale1));
+  CHECK_FALSE(fs::exists(stale2));
+  for (size_t i = 0; i < recent.size(); ++i) {
+    INFO(i);
+    CHECK(fs::exists(recent[i]) == (i < kCacheKeep));  // the most recently used are kept
+  }
+  CHECK_FALSE(fs::exists(dead_tmp));
+  CHECK(fs::exists(live_tmp));
+  CHECK(fs::exists(other));
+
+  // Loading a database marks it used: an old but loaded database survives the next prune.
+  fs::last_write_time(mine, now - kCacheMaxAge - std::chrono::hours(2));
+  auto again = build(tagtest::test_rules(), dir);
+  REQUIRE(again->build_info().from_cache);
+  CHECK(fs::last_write_time(mine) > now - std::chrono::hours(1));
+  fs::remove_all(dir);
+}
+
 TEST_CASE("an unwritable cache directory falls back to compiling") {
   const auto dir = tagtest::temp_dir("cache_file");
   const auto not_a_dir = dir / "plain_file";

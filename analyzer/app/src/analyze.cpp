@@ -1040,6 +1040,32 @@ std::vector<RuleFile> Rules::correlate_files() const {
   return d;
 }
 
+namespace {
+
+// Rule messages start with the file's path inside its rules root ("signatures/svm.yaml:5: ...").
+// With --rules DIR that is ambiguous: name the directory the file is in (the last --rules DIR
+// holding it, as that one wins), or say it is built in.
+void locate_rule_messages(std::vector<std::string>& msgs,
+                          const std::vector<std::filesystem::path>& dirs) {
+  if (dirs.empty()) return;
+  for (auto& m : msgs) {
+    const size_t colon = m.find(':');
+    if (colon == std::string::npos || colon == 0) continue;
+    const std::string rel = m.substr(0, colon);
+    std::string where = "(built-in) ";
+    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) {
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(*d / rel, ec)) {
+        where = (*d / "").string();
+        break;
+      }
+    }
+    m.insert(0, where);
+  }
+}
+
+}  // namespace
+
 Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
   Rules r;
   r.files = merged_rules(dirs);
@@ -1047,6 +1073,8 @@ Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
   roots.push_back(rules_under(embedded_rules(), "signatures/"));
   for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
   r.signatures = tag::load_signature_roots(roots);
+  locate_rule_messages(r.signatures.errors, dirs);
+  locate_rule_messages(r.signatures.warnings, dirs);
   return r;
 }
 
@@ -1099,8 +1127,10 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   if (cls_error) std::rethrow_exception(cls_error);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {
+    std::vector<std::string> errors = ruleset.errors;
+    locate_rule_messages(errors, opts.rule_dirs);
     std::string msg = "rule errors:";
-    for (const auto& e : ruleset.errors) msg += "\n  " + e;
+    for (const auto& e : errors) msg += "\n  " + e;
     throw std::runtime_error(msg);
   }
   if (!ruleset.signatures.empty()) {
@@ -1112,12 +1142,30 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   return p;
 }
 
-Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+namespace {
+
+// "" when the bundle path can be read as a bundle; else why not (names the path).
+std::string bundle_path_problem(const std::filesystem::path& bundle) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::exists(bundle, ec)) {
+  const auto st = fs::status(bundle, ec);
+  if (!fs::exists(st)) return bundle.string() + ": no such file or directory";
+  if (fs::is_regular_file(st) || fs::is_directory(st)) return {};
+  // a FIFO blocks until a writer comes, a device may never end: not something a bundle is
+  const char* what = fs::is_fifo(st)                                      ? "a named pipe"
+                     : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                     : fs::is_socket(st)                                  ? "a socket"
+                                                                          : "a special file";
+  return bundle.string() + ": " + what + ", not a bundle file or directory";
+}
+
+}  // namespace
+
+Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts) {
+  if (auto problem = bundle_path_problem(bundle); !problem.empty()) {
     Outcome out;
     out.exit_code = 3;
-    out.error = bundle.string() + ": no such file or directory";
+    out.error = std::move(problem);
     return out;
   }
   const auto prepared = prepare(opts);
@@ -1132,9 +1180,9 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   const double cpu_start = cpu_seconds();
 
   std::error_code ec;
-  if (!std::filesystem::exists(bundle, ec)) {
+  if (auto problem = bundle_path_problem(bundle); !problem.empty()) {
     out.exit_code = 3;
-    out.error = bundle.string() + ": no such file or directory";
+    out.error = std::move(problem);
     return out;
   }
   stats.rules = prepared.span;  // counted once, by the first analysis that uses it
@@ -1172,6 +1220,27 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   stats.reader_cpu_s = thread_cpu_seconds();
   if (opts.progress) std::fputs("\n", stderr);
   t_ingest.stop();
+  if (out.ingest.status == ingest::Status::ok && out.ingest.members > 0 && out.ingest.bytes == 0) {
+    // Only empty files (a collection that failed, a truncated copy): a "no findings" report
+    // would read as a healthy node.
+    out.ingest.status = ingest::Status::unreadable;
+    out.ingest.message =
+        bundle.string() + (std::filesystem::is_directory(bundle, ec)
+                               ? ": every file is empty (0 bytes): nothing to analyse"
+                               : ": the file is empty (0 bytes): nothing to analyse");
+  }
+  if (out.ingest.status == ingest::Status::ok && out.ingest.members == 0) {
+    // Nothing was read: an empty directory (e.g. a folder of node bundles given to `analyze`
+    // that holds only empty sub-directories) or an archive without files. A "no findings" report
+    // would read as a healthy node.
+    out.ingest.status = ingest::Status::unreadable;
+    const bool dir = std::filesystem::is_directory(bundle, ec);
+    out.ingest.message = bundle.string() + ": no file to analyse (" +
+                         (dir ? "a directory without files" : "an archive without files") + ")";
+    if (out.ingest.warnings > 0)
+      out.ingest.message +=
+          "; " + std::to_string(out.ingest.warnings) + " warning(s) while reading";
+  }
   if (out.ingest.status == ingest::Status::unreadable) {
     db.mark_failed(bundle_id, out.ingest.message);
     out.exit_code = 3;

@@ -337,6 +337,21 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
       correlate::run_fleet(db.handle(), out.bundle_ids, failed_ids);
     } catch (const std::exception& e) {
       out.correlation_error = e.what();
+      // Keep a run without the cross-node inference whose note says why, so that the report
+      // (now and from `report --db`) shows the per-node results and the failure instead of
+      // running the inference again at render time.
+      correlate::FleetResult empty;
+      empty.bundle_ids = out.bundle_ids;
+      empty.failed_ids = failed_ids;
+      std::sort(empty.failed_ids.begin(), empty.failed_ids.end());
+      empty.notes.push_back("the cross-node correlation failed (" + out.correlation_error +
+                            "): first failure, clock offsets and ranks are not computed; the "
+                            "per-node results stand");
+      try {
+        correlate::store_fleet(db.handle(), empty);
+      } catch (const std::exception&) {
+        // the database refuses the fleet tables altogether: the caller reports the error
+      }
     }
   }
   if (opts.stats) {

@@ -4,6 +4,7 @@
 #include <pcre2.h>
 #include <yaml-cpp/yaml.h>
 
+#include <new>
 #include <stdexcept>
 
 #include "faultline/core/text.hpp"
@@ -29,6 +30,12 @@ class Regex {
     pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
     md_ = pcre2_match_data_create_from_pattern(code_, nullptr);
     ctx_ = pcre2_match_context_create(nullptr);
+    if (!md_ || !ctx_) {  // out of memory (e.g. under ulimit -v): not a null dereference below
+      if (md_) pcre2_match_data_free(md_);
+      if (ctx_) pcre2_match_context_free(ctx_);
+      pcre2_code_free(code_);
+      throw std::bad_alloc();
+    }
     pcre2_set_match_limit(ctx_, 100000);
     pcre2_set_depth_limit(ctx_, 1000);
   }

@@ -1,6 +1,7 @@
 // faultline serve: HTTP routes, upload streaming, the analysis workers and start-up recovery.
 #include <fcntl.h>
 #include <httplib.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "child.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/report/report.hpp"
@@ -324,6 +326,8 @@ struct Server::Impl {
   void start_workers();
   void worker_loop();
   void run_one(Analysis a);
+  std::vector<std::string> analyze_command(const fs::path& bundle, const fs::path& dbp) const;
+  std::string analyze_in_child(const fs::path& bundle, const fs::path& dbp);
   std::string render(const Analysis& a, report::Format f);
   void setup_routes();
   bool authorized(const httplib::Request& req) const;
@@ -341,10 +345,12 @@ struct Server::Impl {
 void Server::Impl::open_state() {
   if (cfg.data_dir.empty()) throw ConfigError("--data: a data directory is needed");
   std::error_code ec;
+  if (fs::exists(cfg.data_dir, ec) && !fs::is_directory(cfg.data_dir, ec))
+    throw ConfigError("--data: " + cfg.data_dir.string() + " exists and is not a directory");
   fs::create_directories(cfg.data_dir, ec);
   if (ec || !fs::is_directory(cfg.data_dir))
-    throw ConfigError("--data: " + cfg.data_dir.string() +
-                      " is not a directory that can be created");
+    throw ConfigError("--data: " + cfg.data_dir.string() + ": cannot create the directory" +
+                      (ec ? ": " + ec.message() : std::string()));
   data = fs::weakly_canonical(fs::absolute(cfg.data_dir));
   tmp_dir = data / "tmp";
   analyses_dir = data / "analyses";
@@ -422,6 +428,74 @@ void Server::Impl::worker_loop() {
   }
 }
 
+// The command line of an analysis process: `faultline analyze` with the server's options.
+std::vector<std::string> Server::Impl::analyze_command(const fs::path& bundle,
+                                                       const fs::path& dbp) const {
+  const app::Options& o = cfg.analyze;
+  std::vector<std::string> v = {cfg.analyzer.string(), "analyze",     "--db",
+                                dbp.string(),          "--no-report", "-q"};
+  for (const auto& d : o.rule_dirs) {
+    v.emplace_back("--rules");
+    v.push_back(fs::absolute(d).string());
+  }
+  if (o.cache_dir.empty()) {
+    v.emplace_back("--no-cache");
+  } else {
+    v.emplace_back("--cache-dir");
+    v.push_back(fs::absolute(o.cache_dir).string());
+  }
+  if (o.keep_raw) v.emplace_back("--keep-raw");
+  const std::pair<const char*, uint64_t> nums[] = {{"--max-depth", o.limits.max_depth},
+                                                   {"--max-members", o.limits.max_members},
+                                                   {"--max-member-size", o.limits.max_member_bytes},
+                                                   {"--max-total-size", o.limits.max_total_bytes},
+                                                   {"--max-ratio", o.limits.max_ratio},
+                                                   {"--max-line-length", o.limits.max_line_bytes},
+                                                   {"--small-file-size", o.small_member_bytes}};
+  for (const auto& [flag, n] : nums) {
+    v.emplace_back(flag);
+    v.push_back(std::to_string(n));
+  }
+  v.emplace_back("--");
+  v.push_back(bundle.string());
+  return v;
+}
+
+// Runs the analysis in a child process; "" when it completed, else what went wrong.
+std::string Server::Impl::analyze_in_child(const fs::path& bundle, const fs::path& dbp) {
+  detail::ChildLimits lim;
+  lim.memory_bytes = cfg.analysis_memory;
+  lim.timeout_s = cfg.analysis_timeout_s;
+  const auto r = detail::run_child(analyze_command(bundle, dbp), lim);
+  if (!r.spawn_error.empty()) return r.spawn_error;
+  if (r.exited && r.exit_code == 0) return {};
+  bool own = false;
+  // the loader names the program by its path: a server path the client must not see
+  const std::string said = detail::replace_all(detail::child_message(r.stderr_tail, &own),
+                                               cfg.analyzer.string(), "faultline");
+  const std::string mem =
+      cfg.analysis_memory ? " (limit " + std::to_string(cfg.analysis_memory >> 20) + " MiB)" : "";
+  if (r.timed_out)
+    return "the analysis took longer than the limit of " + std::to_string(cfg.analysis_timeout_s) +
+           " s and was stopped";
+  if (!r.exited) {
+    std::string m = "the analysis process died (" + detail::signal_name(r.signal) + ")";
+    if (!said.empty()) m += ": " + said;
+    if (r.signal == SIGKILL)
+      m += "; it was killed from outside, e.g. by the out-of-memory killer";
+    else if (cfg.analysis_memory)
+      m += "; it may have run out of memory" + mem;
+    return m;
+  }
+  std::string m =
+      said.empty() ? "the analysis failed (exit code " + std::to_string(r.exit_code) + ")" : said;
+  if (cfg.analysis_memory && m.find("out of memory") != std::string::npos)
+    m += mem;
+  else if (cfg.analysis_memory && !own)  // e.g. the loader could not map the libraries
+    m += "; it may have run out of memory" + mem;
+  return m;
+}
+
 void Server::Impl::run_one(Analysis a) {
   const fs::path dbp = db_path(a.id);
   const fs::path bundle = bundle_path(a);
@@ -431,8 +505,26 @@ void Server::Impl::run_one(Analysis a) {
   log("analysing " + a.id + " (" + a.name + ")");
   try {
     remove_db_files(dbp);
-    auto db = store::Db::open(dbp);
-    const app::Outcome out = app::analyze(*db, bundle, cfg.analyze);
+    app::Outcome out;
+    std::unique_ptr<store::Db> db;
+    if (!cfg.analyzer.empty()) {
+      // isolated: the child writes the database; the server only reads and labels it
+      out.error = analyze_in_child(bundle, dbp);
+      out.exit_code = out.error.empty() ? 0 : 3;
+      if (out.exit_code == 0) {
+        db = store::Db::open(dbp);
+        const auto ids = store::bundle_ids(db->handle(), false);
+        if (ids.empty()) {
+          out.exit_code = 3;
+          out.error = "the analysis ended without a complete result";
+        } else {
+          out.bundle_id = ids.front();
+        }
+      }
+    } else {
+      db = store::Db::open(dbp);
+      out = app::analyze(*db, bundle, cfg.analyze);
+    }
     if (out.exit_code != 0) {
       error = out.error.empty() ? "the bundle could not be read" : out.error;
     } else {

@@ -1,17 +1,21 @@
 // Hyperscan engine: one block-mode database for every active pattern, cached on disk; PCRE2 for
 // named captures on matched lines only.
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <fcntl.h>
 #include <hs/hs.h>
 #include <pcre2.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <random>
 #include <sstream>
 
@@ -336,7 +340,42 @@ DbPtr load_cache(const std::filesystem::path& file, std::string* warning) {
     *warning = file.string() + ": Hyperscan could not load it, recompiled";
     return nullptr;
   }
+  // the mtime says when it was last used: pruning (prune_cache) removes the least recently used
+  ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0);
   return DbPtr(db);
+}
+
+// Keeps the cache directory bounded. Every rule edit, --rules DIR and Hyperscan/CPU change makes
+// a new key, so old databases pile up: those of other keys unused (mtime: written or last loaded)
+// for kCacheMaxAge are removed, then all but the kCacheKeep most recently used. Temporary files
+// of writers that died are removed after an hour. Removing is safe for a process using an old
+// file: it has read the whole file before deserializing, and writers only ever rename complete
+// files into place, so a reader sees a whole file or none. Errors are ignored (best effort).
+void prune_cache(const std::filesystem::path& dir, const std::filesystem::path& current) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  std::vector<std::pair<fs::file_time_type, fs::path>> dbs;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::error_code fec;
+    if (!e.is_regular_file(fec)) continue;
+    const fs::path& p = e.path();
+    const std::string name = p.filename().string();
+    const auto mtime = e.last_write_time(fec);
+    if (fec) continue;
+    if (name.find(".hsdb.tmp.") != std::string::npos) {
+      if (now - mtime > std::chrono::hours(1)) fs::remove(p, fec);
+      continue;
+    }
+    if (p.extension() != ".hsdb" || p.filename() == current.filename()) continue;
+    if (now - mtime > kCacheMaxAge)
+      fs::remove(p, fec);
+    else
+      dbs.emplace_back(mtime, p);
+  }
+  if (dbs.size() <= kCacheKeep) return;
+  std::sort(dbs.begin(), dbs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = kCacheKeep; i < dbs.size(); ++i) fs::remove(dbs[i].second, ec);
 }
 
 void store_cache(const hs_database_t* db, const std::filesystem::path& file, std::string* warning) {
@@ -371,7 +410,9 @@ void store_cache(const hs_database_t* db, const std::filesystem::path& file, std
   if (ec) {
     std::filesystem::remove(tmp, ec);
     *warning = file.string() + ": cache not writable";
+    return;
   }
+  prune_cache(file.parent_path(), file);
 }
 
 bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_dir,
@@ -437,6 +478,7 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
 
   // Capture patterns (PCRE2), compiled once.
   mctx_.reset(pcre2_match_context_create(nullptr));
+  if (!mctx_) throw std::bad_alloc();  // out of memory (ulimit -v): no null dereference below
   pcre2_set_match_limit(mctx_.get(), kCaptureMatchLimit);
   pcre2_set_depth_limit(mctx_.get(), kCaptureDepthLimit);
   pcre2_set_heap_limit(mctx_.get(), kCaptureHeapLimitKiB);

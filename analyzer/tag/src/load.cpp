@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "faultline/tag/tag.hpp"
@@ -388,6 +389,21 @@ std::vector<Signature> load_root(const std::vector<RuleFile>& files, RuleSet* ou
   return sigs;
 }
 
+// Same rule, wherever it is written: every field that changes matching, captures, reporting
+// or the examples; not the file and line numbers.
+bool same_definition(const Signature& a, const Signature& b) {
+  auto examples = [](const std::vector<Example>& v) {
+    std::vector<std::tuple<std::string, std::vector<std::pair<std::string, std::string>>, bool>>
+        out;
+    for (const auto& e : v) out.emplace_back(e.line, e.captures, e.check_captures);
+    return out;
+  };
+  return a.id == b.id && a.family == b.family && a.title == b.title && a.kinds == b.kinds &&
+         a.severity == b.severity && a.patterns == b.patterns && a.capture == b.capture &&
+         a.status == b.status && a.references == b.references && a.no_match == b.no_match &&
+         a.caseless == b.caseless && a.causes == b.causes && examples(a.match) == examples(b.match);
+}
+
 }  // namespace
 
 RuleSet load_signatures(const std::vector<RuleFile>& files) {
@@ -405,9 +421,12 @@ RuleSet load_signature_roots(const std::vector<std::vector<RuleFile>>& roots) {
         out.signatures.push_back(std::move(s));
       } else {
         Signature& old = out.signatures[it->second];
-        out.warnings.push_back(s.file + ":" + std::to_string(s.file_line) + ": " + s.id +
-                               ": overrides the definition at " + old.file + ":" +
-                               std::to_string(old.file_line));
+        // A copy of the built-in rules (e.g. a site pack started from rules/) restates most ids
+        // unchanged: only a definition that differs is worth a warning.
+        if (!same_definition(old, s))
+          out.warnings.push_back(s.file + ":" + std::to_string(s.file_line) + ": " + s.id +
+                                 ": overrides the definition at " + old.file + ":" +
+                                 std::to_string(old.file_line));
         old = std::move(s);
       }
     }

@@ -1,7 +1,8 @@
 // serve: the upload page and HTTP API of `faultline serve` (docs/api.md).
 //
 // Uploads are streamed to a file under the data directory while they are hashed (never held in
-// memory), analysed by a bounded pool of workers with the same app::analyze as the CLI, and kept:
+// memory), analysed by a bounded pool of workers, each running `faultline analyze` in a child
+// process with memory and time limits (Config::analyzer), and kept:
 // one SQLite database per analysis plus an index database, so that the list and the reports
 // survive a restart. Nothing is written outside the data directory.
 #pragma once
@@ -47,6 +48,12 @@ struct Config {
   std::string token;                 // required unless host is loopback; checked on every request
   unsigned http_threads = 16;        // connections served at once
   app::Options analyze;              // options of every analysis (rules, cache, limits)
+  // Each analysis runs as `analyzer analyze BUNDLE --db ... --no-report` in a child process, so
+  // that a crash or a stage that exhausts memory fails that analysis only. The CLI sets
+  // /proc/self/exe (the running faultline). Empty: analyses run in the server process (embedding).
+  std::filesystem::path analyzer;
+  uint64_t analysis_memory = 0;  // address-space limit (RLIMIT_AS) of an analysis process; 0: none
+  unsigned analysis_timeout_s = 0;  // wall time of an analysis, then it is killed; 0: none
 };
 
 class Server {

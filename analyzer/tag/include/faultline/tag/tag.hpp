@@ -3,6 +3,7 @@
 // rules/README.md documents the rule file schema; this header documents the C++ side.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -102,6 +103,10 @@ class Scanner {
                     const std::function<void(const Hit&)>& fn) = 0;
 };
 
+// Bounds of the compiled-database cache (see Engine::build).
+inline constexpr size_t kCacheKeep = 8;  // databases of other keys kept, most recently used first
+inline constexpr std::chrono::hours kCacheMaxAge{24 * 30};  // unused this long: removed
+
 struct BuildInfo {
   bool from_cache = false;           // the database was deserialized from cache_file
   std::filesystem::path cache_file;  // empty when caching is disabled
@@ -121,6 +126,9 @@ class Engine {
   // The cache file is cache_dir/<sha256 of hs_version, platform, ids, flags, patterns>.hsdb,
   // written atomically (temp file + rename) and checked (magic + sha256 of the payload) before
   // use; a corrupt or unreadable cache falls back to compiling (BuildInfo::cache_warning).
+  // Loading a cache file updates its mtime; writing one prunes the directory: databases of other
+  // keys unused for kCacheMaxAge go, then all but the kCacheKeep most recently used (and
+  // temporary files older than an hour). A process that already loaded a file is unaffected.
   static std::unique_ptr<Engine> build(const RuleSet& rules, const std::filesystem::path& cache_dir,
                                        std::string* error);
 
