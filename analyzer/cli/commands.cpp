@@ -290,6 +290,8 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--fail-on", a.fail_on, "Exit 1 when a finding has this severity or higher");
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
+  cmd.add_flag("-q,--quiet", a.quiet,
+               "No progress on stderr (skipped bundles and errors are still printed)");
   add_common(cmd, c);
 }
 
@@ -376,7 +378,7 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   check_output(a.output);
   check_output_db(a.db);
   app::Options o = app_options(c);
-  o.progress = isatty(STDERR_FILENO) != 0;
+  o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
   o.stats = a.stats;
   std::vector<fs::path> inputs;
   for (const auto& i : a.inputs) {

@@ -48,6 +48,7 @@ struct FleetArgs {
   std::string fail_on;
   unsigned jobs = 0;
   bool stats = false;
+  bool quiet = false;
 };
 
 struct ReportArgs {

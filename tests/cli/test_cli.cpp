@@ -269,6 +269,14 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
     CHECK(contains(r.err, "no bundle could be read"));
     check_clean(r);
   }
+  SECTION("fleet -q (as analyze -q): quiet, yet a skipped bundle is still named") {
+    write(d / "job42" / "node01" / "var" / "log" / "syslog", kSyslog);
+    write(d / "job42" / "node02.tar.gz", "");
+    const Run r = faultline(t, "fleet -q --no-cache " + q(d / "job42"));
+    CHECK(r.code == 0);
+    CHECK(contains(r.err, "skipped " + (d / "job42" / "node02.tar.gz").string()));
+    check_clean(r);
+  }
   SECTION("fleet over a missing input") {
     const Run r = faultline(t, "fleet --no-cache " + q(d / "job42"));
     CHECK(r.code == 2);
