@@ -370,8 +370,9 @@ def v_faultdiag_default_prefix():
 
 
 # ----------------------------------------------------------------------------------------------
-# 5. seed 002 after the reboot, as one pasted transcript with RHEL prompts + journalctl -k short
-#    output + pip list; rpm host.
+# 5. seed 002 after the reboot, as one pasted transcript with RHEL prompts (`ls -l` of
+#    /lib/modules/$(uname -r)/..., the probes and their `echo $?`) + journalctl -k short output +
+#    pip list; rpm host.
 # ----------------------------------------------------------------------------------------------
 def v_transcript_stale_dkms():
     F = Files()
@@ -385,7 +386,7 @@ def v_transcript_stale_dkms():
          P + "modinfo -n drv_pcie_host", "/lib/modules/%s/updates/dkms/drv_pcie_host.ko" % K,
          P + "modinfo -F vermagic drv_pcie_host", "%s SMP mod_unload modversions aarch64" % K,
          P + "modprobe -n -v drv_pcie_host", "insmod /lib/modules/%s/updates/dkms/drv_seclib_host.ko " % K, "insmod /lib/modules/%s/updates/dkms/drv_pcie_host.ko " % K,
-         P + "ls -l /lib/modules/%s/updates/dkms/" % K, "total 0"]
+         P + "ls -l /lib/modules/$(uname -r)/updates/dkms/", "total 0"]
     for m in mods:
         L.append("lrwxrwxrwx 1 root root 40 Nov  4 16:12 %s.ko -> /opt/hdk-25.2.0/driver/kernel/%s.ko" % (m, m))
     L += [P + "ls -l /lib/modules/%s/updates/" % K, "total 9120", "drwxr-xr-x 2 root root    4096 Nov  4 16:12 dkms"]
@@ -397,13 +398,14 @@ def v_transcript_stale_dkms():
     for i, m in enumerate(mods):
         L.append("%s %s kernel: %s: Unknown symbol ka_pci_enable_device_mem (err -2)" % (f_jrn(boot + timedelta(seconds=28 + i)), host, m))
     L += [P + "cat /usr/local/Ascend/driver/version.info"] + version_info_driver("26.0.rc1", "V100R001C10SPC001B257")
+    # seed 002 section 4: each probe in its own process under timeout, then its exit status
+    L += [P + "timeout 60s python3 probe.py matmul", "256.0", P + "echo $?", "0",
+          P + "timeout 60s python3 probe.py rng", P + "echo $?", "124"]
     F.put("ai-train-03_diag/session_20260305.txt", L)
     F.put("ai-train-03_diag/pip_list_container.txt", ["Package            Version", "------------------ -----------", "numpy              1.26.4",
                                                       "torch              2.9.0", "torch_npu          2.9.0.post6", "torchvision        0.24.0"])
     # the same kernel lines saved from `journalctl -k -b -o short-precise | grep ...` (no header)
     F.put("ai-train-03_diag/kernel_log_0305.txt", ["%s.%06d %s kernel: %s: Unknown symbol ka_pci_enable_device_mem (err -2)" % (f_jrn(boot + timedelta(seconds=28 + i)), 118302 + 53 * i, host, m) for i, m in enumerate(mods)])
-    F.put("ai-train-03_diag/probes.txt", ["$ timeout 60s python3 probe.py matmul", "256.0", "exit=0",
-                                          "$ timeout 60s python3 probe.py rng", "exit=124"])
     return F
 
 

@@ -1,5 +1,8 @@
 #include "composite.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "faultline/core/text.hpp"
 
 namespace faultline::app {
@@ -23,6 +26,12 @@ std::string between_runs(std::string_view l, char c, size_t min_run) {
   while (b > a && l[b - 1] == c) --b;
   if (a < min_run || l.size() - b < min_run) return {};
   return std::string(text::trim(l.substr(a, b - a)));
+}
+
+// `echo $?`, `echo "exit=$?"`, `echo rc=$?`: the status of the command before.
+bool is_exit_echo(std::string_view title) {
+  const auto w = text::split_ws(title);
+  return w.size() == 2 && w[0] == "echo" && w[1].find("$?") != std::string_view::npos;
 }
 
 }  // namespace
@@ -112,22 +121,39 @@ void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, par
   std::string title = banner_title(text, markdown_);
   if (!title.empty()) {
     flush(sink);
-    start_section(std::move(title), sink);
+    if (held_probe_ && is_exit_echo(title)) {
+      exit_echo_ = true;
+      started_ = false;
+      return;
+    }
+    finish_held(sink);
+    start_section(std::move(title), ctx);
     return;
   }
   const std::string_view t = text::trim(text);
+  if (exit_echo_) {
+    // `echo $?` prints the bare status; `echo "exit=$?"` a line the probe parser reads itself
+    if (!t.empty() && t.size() < 4 && std::all_of(t.begin(), t.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        }))
+      held_probe_->line("exit status: " + std::string(t), ctx, sink);
+    else if (!t.empty())
+      held_probe_->line(text, ctx, sink);
+    return;
+  }
   if (t.substr(0, 3) == "```") {
     // each fenced block is its own section (a heading may hold several outputs)
     in_fence_ = !in_fence_;
     if (in_fence_ && started_ && (decided_ || !lines_.empty())) {
       std::string keep = title_;
+      const parse::LineCtx keep_ctx = title_ctx_;
       flush(sink);
-      start_section(std::move(keep), sink);
+      start_section(std::move(keep), keep_ctx);
     }
     return;
   }
   if (all_of(t, '-') || t == "[toc]") return;  // markdown furniture
-  if (!started_) start_section("", sink);
+  if (!started_) start_section("", ctx);
   if (decided_) {
     if (sub_) sub_->line(text, ctx, sink);
     return;
@@ -138,28 +164,61 @@ void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, par
   if (buf_.size() >= kDecideBytes) decide(sink);
 }
 
-void CompositeParser::start_section(std::string title, parse::Sink& /*sink*/) {
+void CompositeParser::start_section(std::string title, const parse::LineCtx& ctx) {
   title_ = std::move(title);
+  title_ctx_ = ctx;
   started_ = true;
   decided_ = false;
+  kind_.clear();
   sub_.reset();
   buf_.clear();
   lines_.clear();
 }
 
+std::string CompositeParser::expanded_title() const {
+  if (kernel_release_.empty()) return title_;
+  std::string t = title_;
+  for (std::string_view sub : {std::string_view("$(uname -r)"), std::string_view("`uname -r`")}) {
+    size_t p = 0;
+    while ((p = t.find(sub, p)) != std::string::npos) {
+      t.replace(p, sub.size(), kernel_release_);
+      p += kernel_release_.size();
+    }
+  }
+  return t;
+}
+
 void CompositeParser::decide(parse::Sink& sink) {
   if (decided_) return;
   decided_ = true;
-  const std::string p = title_.empty() ? path_ : section_path(dir_, title_);
-  const auto c = cls_.classify(p, buf_);
-  if (c.kind != "text" && c.kind != "binary" && c.kind != "composite")
-    sub_ = parse::make_parser(c.kind, p);
+  const std::string title = expanded_title();
+  const std::string p = title.empty() ? path_ : section_path(dir_, title);
+  const auto usable = [](const std::string& k) {
+    return k != "text" && k != "binary" && k != "composite";
+  };
+  kind_ = cls_.classify(p, buf_).kind;
+  // A probe run pasted at a prompt (`timeout 60s python3 probe.py rng`): its output alone does not
+  // say it is a probe, the command does (the probe_output content rule reads `$ <command>`).
+  if (kind_ != "probe_output" && title.find(".py") != std::string::npos &&
+      cls_.classify(p, "$ " + title + "\n" + buf_).kind == "probe_output")
+    kind_ = "probe_output";
+  if (usable(kind_)) sub_ = parse::make_parser(kind_, p);
   if (sub_) {
+    // Parsers that read their command from an echoed `$ <command>` line get the section's:
+    // `ls -l DIR` names its entries relative to DIR, a probe is named by its command.
+    if (!title.empty() && (kind_ == "ls_listing" || kind_ == "probe_output"))
+      sub_->line("$ " + title, title_ctx_, sink);
     size_t start = 0;
     for (const auto& [end, ctx] : lines_) {
       sub_->line(std::string_view(buf_).substr(start, end - 1 - start), ctx, sink);
       start = end;
     }
+  }
+  if (text::split_ws(title_) == std::vector<std::string_view>{"uname", "-r"}) {
+    // remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
+    const auto w = text::split_ws(std::string_view(buf_).substr(0, buf_.find('\n')));
+    if (w.size() == 1 && w[0].size() < 128 && w[0].find('.') != std::string_view::npos)
+      kernel_release_ = std::string(w[0]);
   }
   buf_.clear();
   lines_.clear();
@@ -167,13 +226,26 @@ void CompositeParser::decide(parse::Sink& sink) {
 
 void CompositeParser::flush(parse::Sink& sink) {
   if (!started_) return;
+  started_ = false;
   decide(sink);
+  if (sub_ && kind_ == "probe_output") {
+    finish_held(sink);
+    held_probe_ = std::move(sub_);
+    return;
+  }
   if (sub_) sub_->finish(sink);
   sub_.reset();
 }
 
+void CompositeParser::finish_held(parse::Sink& sink) {
+  exit_echo_ = false;
+  if (held_probe_) held_probe_->finish(sink);
+  held_probe_.reset();
+}
+
 void CompositeParser::finish(parse::Sink& sink) {
   flush(sink);
+  finish_held(sink);
 }
 
 }  // namespace faultline::app
