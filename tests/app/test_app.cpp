@@ -365,6 +365,24 @@ TEST_CASE("composite: `ls -l DIR` at a prompt names its entries under DIR") {
   CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/dkms") == "dir");
   CHECK(c.value("fs.drv_pcie_host.ko") == "<none>");
   CHECK(c.value("kernel.release") == "5.15.0-131-generic");
+  // uname -a names the release too
+  const auto a = run_composite(
+      "s.txt",
+      "[root@ai-train-03 ~]# uname -a\n"
+      "Linux ai-train-03 5.15.0-131-generic #141-Ubuntu SMP Wed Jan 15 10:11:12 UTC 2026 aarch64 "
+      "aarch64 aarch64 GNU/Linux\n"
+      "[root@ai-train-03 ~]# ls -l /lib/modules/`uname -r`/updates/dkms\n"
+      "lrwxrwxrwx 1 root root 40 Nov  4 16:12 drv_pcie_host.ko -> "
+      "/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko\n");
+  CHECK(a.value("fs./lib/modules/5.15.0-131-generic/updates/dkms/drv_pcie_host.ko") ==
+        "symlink:/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko");
+  // no release printed before: relative names (as before), never a literal `$(uname -r)`
+  const auto n = run_composite("s.txt",
+                               "[root@ai-train-03 ~]# ls -l /lib/modules/$(uname -r)/updates/dkms\n"
+                               "lrwxrwxrwx 1 root root 40 Nov  4 16:12 drv_pcie_host.ko -> "
+                               "/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko\n");
+  CHECK(n.value("fs.drv_pcie_host.ko") == "symlink:/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko");
+  for (const auto& f : n.facts) CHECK(f.name.find("$(") == std::string::npos);
 }
 
 TEST_CASE("composite: probe runs at a prompt are probe outputs, `echo $?` is their status") {

@@ -206,7 +206,10 @@ void CompositeParser::decide(parse::Sink& sink) {
   if (sub_) {
     // Parsers that read their command from an echoed `$ <command>` line get the section's:
     // `ls -l DIR` names its entries relative to DIR, a probe is named by its command.
-    if (!title.empty() && (kind_ == "ls_listing" || kind_ == "probe_output"))
+    // (Not while the command still holds a shell expansion the session did not print, e.g.
+    // `$(uname -r)` before any `uname -r`: relative names are better than a literal `$(...)`.)
+    if (!title.empty() && (kind_ == "ls_listing" || kind_ == "probe_output") &&
+        title.find("$(") == std::string::npos && title.find('`') == std::string::npos)
       sub_->line("$ " + title, title_ctx_, sink);
     size_t start = 0;
     for (const auto& [end, ctx] : lines_) {
@@ -214,11 +217,14 @@ void CompositeParser::decide(parse::Sink& sink) {
       start = end;
     }
   }
-  if (text::split_ws(title_) == std::vector<std::string_view>{"uname", "-r"}) {
-    // remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
+  // the running kernel, remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
+  const auto tw = text::split_ws(title_);
+  if (tw.size() == 2 && tw[0] == "uname" && (tw[1] == "-r" || tw[1] == "-a")) {
     const auto w = text::split_ws(std::string_view(buf_).substr(0, buf_.find('\n')));
-    if (w.size() == 1 && w[0].size() < 128 && w[0].find('.') != std::string_view::npos)
-      kernel_release_ = std::string(w[0]);
+    const size_t i = tw[1] == "-r" ? 0 : 2;  // uname -a: Linux <host> <release> ...
+    if (w.size() == (tw[1] == "-r" ? 1U : w.size()) && i < w.size() && w[i].size() < 128 &&
+        w[i].find('.') != std::string_view::npos)
+      kernel_release_ = std::string(w[i]);
   }
   buf_.clear();
   lines_.clear();
