@@ -385,6 +385,27 @@ TEST_CASE("composite: `ls -l DIR` at a prompt names its entries under DIR") {
   for (const auto& f : n.facts) CHECK(f.name.find("$(") == std::string::npos);
 }
 
+TEST_CASE("composite: `ls -la` after `cd DIR` lists DIR") {
+  const auto c =
+      run_composite("s.txt",
+                    "[root@ai-train-03 ~]# cd /lib/modules/5.15.0-131-generic/updates/dkms\n"
+                    "[root@ai-train-03 dkms]# ls -la\n"
+                    "total 8\n"
+                    "drwxr-xr-x 2 root root 4096 Nov  4 16:12 .\n"
+                    "lrwxrwxrwx 1 root root 40 Nov  4 16:12 asdrv_dms.ko -> "
+                    "/opt/hdk-25.2.0/driver/kernel/asdrv_dms.ko\n"
+                    "[root@ai-train-03 dkms]# cd ..\n"
+                    "[root@ai-train-03 updates]# ll | grep asdrv\n"
+                    "-rw-r--r-- 1 root root  813344 Mar  2 11:20 asdrv_dms.ko\n"
+                    "[root@ai-train-03 updates]# cd\n"
+                    "[root@ai-train-03 ~]# ls -l\n"
+                    "-rw-r--r-- 1 root root  1024 Mar  2 11:20 probe.py\n");
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/dkms/asdrv_dms.ko") ==
+        "symlink:/opt/hdk-25.2.0/driver/kernel/asdrv_dms.ko");
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/asdrv_dms.ko") == "file");
+  CHECK(c.value("fs.probe.py") == "file");  // home: not printed, left relative
+}
+
 TEST_CASE("composite: probe runs at a prompt are probe outputs, `echo $?` is their status") {
   // seed 002 section 4: each probe in its own process under `timeout 60s`, output and exit status
   const std::string s =

@@ -127,6 +127,7 @@ void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, par
       return;
     }
     finish_held(sink);
+    note_cd(title);
     start_section(std::move(title), ctx);
     return;
   }
@@ -210,7 +211,7 @@ void CompositeParser::decide(parse::Sink& sink) {
     // `$(uname -r)` before any `uname -r`: relative names are better than a literal `$(...)`.)
     if (!title.empty() && (kind_ == "ls_listing" || kind_ == "probe_output") &&
         title.find("$(") == std::string::npos && title.find('`') == std::string::npos)
-      sub_->line("$ " + title, title_ctx_, sink);
+      sub_->line("$ " + with_cwd(title), title_ctx_, sink);
     size_t start = 0;
     for (const auto& [end, ctx] : lines_) {
       sub_->line(std::string_view(buf_).substr(start, end - 1 - start), ctx, sink);
@@ -228,6 +229,51 @@ void CompositeParser::decide(parse::Sink& sink) {
   }
   buf_.clear();
   lines_.clear();
+}
+
+void CompositeParser::note_cd(std::string_view title) {
+  const auto w = text::split_ws(title);
+  if (w.empty() || w[0] != "cd") return;
+  const std::string prev = std::move(cwd_);
+  cwd_.clear();  // `cd`, `cd ~`, `cd -`: somewhere the session did not print
+  if (w.size() != 2 || w[1].find_first_of("$`~*?") != std::string_view::npos) return;
+  std::string d(w[1]);
+  if (d.front() != '/') {
+    if (prev.empty()) return;
+    d = prev + "/" + d;
+  }
+  // normalise "." and ".." (the listing's names are joined under it)
+  std::vector<std::string_view> parts;
+  for (auto part : text::split(d, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (auto part : parts) {
+    out += '/';
+    out += part;
+  }
+  cwd_ = out.empty() ? "/" : out;
+}
+
+// `ls -la` (no operand) lists the working directory: name it when an earlier `cd` did.
+std::string CompositeParser::with_cwd(const std::string& title) const {
+  if (cwd_.empty()) return title;
+  const size_t pipe = title.find('|');
+  const std::string head = title.substr(0, pipe);
+  const auto w = text::split_ws(head);
+  if (w.empty() || (w[0] != "ls" && w[0] != "ll")) return title;
+  for (size_t i = 1; i < w.size(); ++i)
+    if (w[i].empty() || w[i][0] != '-') return title;  // has an operand of its own
+  std::string out(text::rtrim(head));
+  out += ' ';
+  out += cwd_;
+  if (pipe != std::string::npos) out += " " + title.substr(pipe);
+  return out;
 }
 
 void CompositeParser::flush(parse::Sink& sink) {

@@ -32,6 +32,8 @@ class CompositeParser final : public parse::Parser {
   void decide(parse::Sink& sink);
   void flush(parse::Sink& sink);
   void finish_held(parse::Sink& sink);
+  void note_cd(std::string_view title);                  // follows `cd DIR` commands
+  std::string with_cwd(const std::string& title) const;  // `ls -la` -> `ls -la <cwd>`
   // the section's command with `$(uname -r)` replaced by the release the session printed
   std::string expanded_title() const;
 
@@ -41,7 +43,9 @@ class CompositeParser final : public parse::Parser {
   std::string title_;
   parse::LineCtx title_ctx_;  // the banner line of the current section
   bool started_ = false;
-  std::string kernel_release_;  // output of an earlier `uname -r` section
+  std::string kernel_release_;
+  std::string cwd_;  // the directory of the last `cd`, "" when not known  // output of an earlier
+                     // `uname -r` section
   // A probe run's parser, kept open after its section: a following `echo $?` section is its exit
   // status (seed 002: "超时输出与退出状态应一起保存").
   std::unique_ptr<parse::Parser> held_probe_;
