@@ -130,13 +130,13 @@ std::string SameLines::key(std::string_view m) {
       if (rest.size() < 8) return {};
       std::string k(m.substr(b, j + 1 - b));
       k += ' ';
-      k += rest;
+      k += rest.substr(0, kMaxKey);
       return k;
     }
     return {};
   }
   if (m.size() < 24) return {};
-  return std::string(m);
+  return std::string(m.substr(0, kMaxKey));
 }
 
 void SameLines::put(Map& m, std::string key, const RawTime& t) {
@@ -158,6 +158,10 @@ void SameLines::add(const Event& e) {
   else if (!t.has_civil() && t.has_uptime() && t.clock == Clock::uptime)
     m = &uptime_;
   if (m == nullptr) return;
+  // host-local lines that a UTC source can also hold: driver lines (host_kernel.log) and kernel
+  // lines with their uptime; the bulk of host-local lines (plog, training stdout) is neither
+  if (m == &local_ && !t.has_uptime() && e.text.find("[ascend]") == std::string_view::npos)
+    return;
   std::string k = key(e.message);
   if (!k.empty()) put(*m, std::move(k), t);
 }

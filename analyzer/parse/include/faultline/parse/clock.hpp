@@ -76,6 +76,7 @@ void observe(HostInputs& in, const Event& e);
 class SameLines {
  public:
   static constexpr size_t kMaxLines = 20000;
+  static constexpr size_t kMaxKey = 256;  // bytes of a message kept in its key
   // The key of a message: for driver lines (`[ascend] ...`) the `[func line]` token and the text
   // after the task field, which the ring-buffer copy and printk print alike; else the message.
   // "" for messages too short to tell apart.
