@@ -160,8 +160,7 @@ void SameLines::add(const Event& e) {
   if (m == nullptr) return;
   // host-local lines that a UTC source can also hold: driver lines (host_kernel.log) and kernel
   // lines with their uptime; the bulk of host-local lines (plog, training stdout) is neither
-  if (m == &local_ && !t.has_uptime() && e.text.find("[ascend]") == std::string_view::npos)
-    return;
+  if (m == &local_ && !t.has_uptime() && e.text.find("[ascend]") == std::string_view::npos) return;
   std::string k = key(e.message);
   if (!k.empty()) put(*m, std::move(k), t);
 }
