@@ -370,8 +370,9 @@ def v_faultdiag_default_prefix():
 
 
 # ----------------------------------------------------------------------------------------------
-# 5. seed 002 after the reboot, as one pasted transcript with RHEL prompts + journalctl -k short
-#    output + pip list; rpm host.
+# 5. seed 002 after the reboot, as one pasted transcript with RHEL prompts (`ls -l` of
+#    /lib/modules/$(uname -r)/..., the probes and their `echo $?`) + journalctl -k short output +
+#    pip list; rpm host.
 # ----------------------------------------------------------------------------------------------
 def v_transcript_stale_dkms():
     F = Files()
@@ -385,7 +386,7 @@ def v_transcript_stale_dkms():
          P + "modinfo -n drv_pcie_host", "/lib/modules/%s/updates/dkms/drv_pcie_host.ko" % K,
          P + "modinfo -F vermagic drv_pcie_host", "%s SMP mod_unload modversions aarch64" % K,
          P + "modprobe -n -v drv_pcie_host", "insmod /lib/modules/%s/updates/dkms/drv_seclib_host.ko " % K, "insmod /lib/modules/%s/updates/dkms/drv_pcie_host.ko " % K,
-         P + "ls -l /lib/modules/%s/updates/dkms/" % K, "total 0"]
+         P + "ls -l /lib/modules/$(uname -r)/updates/dkms/", "total 0"]
     for m in mods:
         L.append("lrwxrwxrwx 1 root root 40 Nov  4 16:12 %s.ko -> /opt/hdk-25.2.0/driver/kernel/%s.ko" % (m, m))
     L += [P + "ls -l /lib/modules/%s/updates/" % K, "total 9120", "drwxr-xr-x 2 root root    4096 Nov  4 16:12 dkms"]
@@ -397,13 +398,14 @@ def v_transcript_stale_dkms():
     for i, m in enumerate(mods):
         L.append("%s %s kernel: %s: Unknown symbol ka_pci_enable_device_mem (err -2)" % (f_jrn(boot + timedelta(seconds=28 + i)), host, m))
     L += [P + "cat /usr/local/Ascend/driver/version.info"] + version_info_driver("26.0.rc1", "V100R001C10SPC001B257")
+    # seed 002 section 4: each probe in its own process under timeout, then its exit status
+    L += [P + "timeout 60s python3 probe.py matmul", "256.0", P + "echo $?", "0",
+          P + "timeout 60s python3 probe.py rng", P + "echo $?", "124"]
     F.put("ai-train-03_diag/session_20260305.txt", L)
     F.put("ai-train-03_diag/pip_list_container.txt", ["Package            Version", "------------------ -----------", "numpy              1.26.4",
                                                       "torch              2.9.0", "torch_npu          2.9.0.post6", "torchvision        0.24.0"])
     # the same kernel lines saved from `journalctl -k -b -o short-precise | grep ...` (no header)
     F.put("ai-train-03_diag/kernel_log_0305.txt", ["%s.%06d %s kernel: %s: Unknown symbol ka_pci_enable_device_mem (err -2)" % (f_jrn(boot + timedelta(seconds=28 + i)), 118302 + 53 * i, host, m) for i, m in enumerate(mods)])
-    F.put("ai-train-03_diag/probes.txt", ["$ timeout 60s python3 probe.py matmul", "256.0", "exit=0",
-                                          "$ timeout 60s python3 probe.py rng", "exit=124"])
     return F
 
 
@@ -462,6 +464,49 @@ def v_fleet_ip_targz():
     return {"fleet_20260601.tar": targz(F.data, compress=False)}
 
 
+# ----------------------------------------------------------------------------------------------
+# 8. A3 (Atlas 800 A3, 2 dies per NPU) vLLM server, ad-hoc folder: npu-smi in the A3 `Chip Phy-ID`
+#    layout and in the 118-column 26.0 layout, `dmesg -r` with `<N>` level prefixes (heartbeat
+#    lost), vLLM multiproc `(VllmWorker rank=N pid=P) ERROR MM-DD ...` lines, Ray `(train pid=P)`
+#    and DeepSpeed `worker-N:` prefixes, a 950 table.  (/tmp only)
+# ----------------------------------------------------------------------------------------------
+def v_a3_vllm_heartbeat():
+    F = Files()
+    d = "a3-infer-07_20260813/"
+    a3 = ["+------------------------------------------------------------------------------------------------+",
+          "| npu-smi 25.3.rc1                 Version: 25.3.rc1                                             |",
+          "+---------------------------+---------------+----------------------------------------------------+",
+          "| NPU   Name                | Health        | Power(W)    Temp(C)           Hugepages-Usage(page)|",
+          "| Chip  Phy-ID              | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |",
+          "+===========================+===============+====================================================+"]
+    for npu, (bus0, bus1, health) in enumerate([("9D", "9F", "OK"), ("99", "9B", "Alarm")]):
+        a3 += ["| %d     Ascend910           | %-13s | 199.1       32                0    / 0             |" % (npu, health),
+               "| 0     %d                   | 0000:%s:00.0  | 8           0    / 0          51166/ 65536         |" % (2 * npu, bus0),
+               "+------------------------------------------------------------------------------------------------+",
+               "| %d     Ascend910           | OK            | -           30                0    / 0             |" % npu,
+               "| 1     %d                   | 0000:%s:00.0  | 7           0    / 0          52518/ 65536         |" % (2 * npu + 1, bus1),
+               "+===========================+===============+====================================================+"]
+    a3 += ["+---------------------------+---------------+----------------------------------------------------+",
+           "| NPU     Chip              | Process id    | Process name             | Process memory(MB)      |",
+           "+===========================+===============+====================================================+",
+           "| 0       0                 | 818           | VLLMWorker_TP            | 58472                   |",
+           "+===========================+===============+====================================================+"]
+    F.put(d + "npu-smi_info.txt", a3)
+    F.put(d + "dmesg_r.txt", ["<6>[   23.118302] devdrv_device_driver 0000:9d:00.0: enabling device (0000 -> 0002)",
+                              "<5>[ 2081.843939] [ascend] [devmm] [devmm_alloc_svm_proc_set_to_file 662] <main:818,818> Devmm_set_porcess details. (status=0; proc_idx=3)",
+                              "<3>[ 9197.584409] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] <kworker/5:1H:39365> Heartbeat lost! (device=2; old_count=1104; new_count=1104; lost_count=4; total_lost_count=4; total_10s_count=0; total_15s_count 0)."])
+    t = T("2026-08-13 15:31:21.888208")
+    w = "(Worker_DP0_TP5_EP5 pid=818) ERROR 08-13 15:31:21 [multiproc_executor.py:945] "
+    F.put(d + "vllm_serve.log", [w + "WorkerProc hit an exception.",
+                                 w + "Traceback (most recent call last):",
+                                 w + "RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048",
+                                 w + "[ERROR] %s (PID:818, Device:2, RankID:-1) ERR00100 PTA call acl api failed" % t.strftime("%Y-%m-%d-%H:%M:%S"),
+                                 w + "EE9999: Inner Error!",
+                                 w + "EE9999[PID: 818] %s (EE9999):  The error from device(chipId:2, dieId:0), serial number is 1, event wait timeout occurred during task execution, stream_id:44, sq_id:5, task_id:61293, event_id=55, timeout=234s.[FUNC:ProcessStarsWaitTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1593]" % f_plog(t),
+                                 "RuntimeError: Worker failed with error 'npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048', please check the stack trace above for the root cause"])
+    return F
+
+
 VARIANTS = {
     "asys-ip-reboot-pending": v_asys_ip_reboot_pending,
     "nlc-310p-healthy": v_nlc_310p_healthy,
@@ -470,6 +515,7 @@ VARIANTS = {
     "transcript-stale-dkms": v_transcript_stale_dkms,
     "hostile-encodings": v_hostile_encodings,
     "fleet-ip-targz": v_fleet_ip_targz,
+    "a3-vllm-heartbeat": v_a3_vllm_heartbeat,
 }
 # variants kept under samples/ (text only), as samples/variant-<name>
 KEPT: list[str] = ["asys-ip-reboot-pending", "transcript-stale-dkms", "faultdiag-default-prefix",

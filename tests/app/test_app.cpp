@@ -16,6 +16,7 @@
 
 #include "../../analyzer/app/src/composite.hpp"
 #include "faultline/app/app.hpp"
+#include "faultline/core/rules.hpp"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -302,4 +303,132 @@ TEST_CASE("composite: each command of a pasted shell session is a section") {
   // the section of `cat <file>` is read as that file
   CHECK(CompositeParser::section_path("s", "cat /usr/local/Ascend/driver/version.info") ==
         "usr/local/Ascend/driver/version.info");
+}
+
+namespace {
+
+struct Collect final : parse::Sink {
+  std::vector<Fact> facts;
+  std::vector<std::string> events;
+  void event(const Event& e) override { events.emplace_back(e.message); }
+  void fact(const Fact& f) override { facts.push_back(f); }
+  [[nodiscard]] std::string value(const std::string& name) const {
+    for (const auto& f : facts)
+      if (f.name == name) return f.value;
+    return "<none>";
+  }
+  [[nodiscard]] uint32_t line_of(const std::string& name) const {
+    for (const auto& f : facts)
+      if (f.name == name) return f.line;
+    return 0;
+  }
+};
+
+Collect run_composite(const std::string& path, const std::string& text) {
+  static const classify::Classifier cls(rules_under(embedded_rules(), "classify/"));
+  app::CompositeParser p(cls, path);
+  Collect c;
+  uint32_t n = 0;
+  uint64_t off = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    p.line(std::string_view(text).substr(start, end - start), parse::LineCtx{++n, off}, c);
+    off += end - start + 1;
+    start = end + 1;
+  }
+  p.finish(c);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("composite: `ls -l DIR` at a prompt names its entries under DIR") {
+  // seed 002 after the reboot: the old symlinks under updates/dkms/, the new files in updates/
+  const std::string s =
+      "[root@ai-train-03 ~]# uname -r\n"
+      "5.15.0-131-generic\n"
+      "[root@ai-train-03 ~]# ls -l /lib/modules/$(uname -r)/updates/dkms/\n"
+      "total 0\n"
+      "lrwxrwxrwx 1 root root 40 Nov  4 16:12 drv_pcie_host.ko -> "
+      "/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko\n"
+      "[root@ai-train-03 ~]# ls -l /lib/modules/5.15.0-131-generic/updates/\n"
+      "total 9120\n"
+      "drwxr-xr-x 2 root root    4096 Nov  4 16:12 dkms\n"
+      "-rw-r--r-- 1 root root  812344 Mar  2 11:20 drv_pcie_host.ko\n";
+  const auto c = run_composite("ai-train-03_diag/session_20260305.txt", s);
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/dkms/drv_pcie_host.ko") ==
+        "symlink:/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko");
+  CHECK(c.line_of("fs./lib/modules/5.15.0-131-generic/updates/dkms/drv_pcie_host.ko") == 5);
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/drv_pcie_host.ko") == "file");
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/dkms") == "dir");
+  CHECK(c.value("fs.drv_pcie_host.ko") == "<none>");
+  CHECK(c.value("kernel.release") == "5.15.0-131-generic");
+  // uname -a names the release too
+  const auto a = run_composite(
+      "s.txt",
+      "[root@ai-train-03 ~]# uname -a\n"
+      "Linux ai-train-03 5.15.0-131-generic #141-Ubuntu SMP Wed Jan 15 10:11:12 UTC 2026 aarch64 "
+      "aarch64 aarch64 GNU/Linux\n"
+      "[root@ai-train-03 ~]# ls -l /lib/modules/`uname -r`/updates/dkms\n"
+      "lrwxrwxrwx 1 root root 40 Nov  4 16:12 drv_pcie_host.ko -> "
+      "/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko\n");
+  CHECK(a.value("fs./lib/modules/5.15.0-131-generic/updates/dkms/drv_pcie_host.ko") ==
+        "symlink:/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko");
+  // no release printed before: relative names (as before), never a literal `$(uname -r)`
+  const auto n = run_composite("s.txt",
+                               "[root@ai-train-03 ~]# ls -l /lib/modules/$(uname -r)/updates/dkms\n"
+                               "lrwxrwxrwx 1 root root 40 Nov  4 16:12 drv_pcie_host.ko -> "
+                               "/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko\n");
+  CHECK(n.value("fs.drv_pcie_host.ko") == "symlink:/opt/hdk-25.2.0/driver/kernel/drv_pcie_host.ko");
+  for (const auto& f : n.facts) CHECK(f.name.find("$(") == std::string::npos);
+}
+
+TEST_CASE("composite: `ls -la` after `cd DIR` lists DIR") {
+  const auto c =
+      run_composite("s.txt",
+                    "[root@ai-train-03 ~]# cd /lib/modules/5.15.0-131-generic/updates/dkms\n"
+                    "[root@ai-train-03 dkms]# ls -la\n"
+                    "total 8\n"
+                    "drwxr-xr-x 2 root root 4096 Nov  4 16:12 .\n"
+                    "lrwxrwxrwx 1 root root 40 Nov  4 16:12 asdrv_dms.ko -> "
+                    "/opt/hdk-25.2.0/driver/kernel/asdrv_dms.ko\n"
+                    "[root@ai-train-03 dkms]# cd ..\n"
+                    "[root@ai-train-03 updates]# ll | grep asdrv\n"
+                    "-rw-r--r-- 1 root root  813344 Mar  2 11:20 asdrv_dms.ko\n"
+                    "[root@ai-train-03 updates]# cd\n"
+                    "[root@ai-train-03 ~]# ls -l\n"
+                    "-rw-r--r-- 1 root root  1024 Mar  2 11:20 probe.py\n");
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/dkms/asdrv_dms.ko") ==
+        "symlink:/opt/hdk-25.2.0/driver/kernel/asdrv_dms.ko");
+  CHECK(c.value("fs./lib/modules/5.15.0-131-generic/updates/asdrv_dms.ko") == "file");
+  CHECK(c.value("fs.probe.py") == "file");  // home: not printed, left relative
+}
+
+TEST_CASE("composite: probe runs at a prompt are probe outputs, `echo $?` is their status") {
+  // seed 002 section 4: each probe in its own process under `timeout 60s`, output and exit status
+  const std::string s =
+      "[root@ai-train-03 ~]# timeout 60s python3 probe.py matmul\n"
+      "256.0\n"
+      "[root@ai-train-03 ~]# echo $?\n"
+      "0\n"
+      "[root@ai-train-03 ~]# timeout 60s python3 probe.py rng\n"
+      "[root@ai-train-03 ~]# echo $?\n"
+      "124\n"
+      "[root@ai-train-03 ~]# uname -r\n"
+      "5.15.0-131-generic\n";
+  const auto c = run_composite("ai-train-03_diag/session_20260305.txt", s);
+  CHECK(c.value("probe.matmul.result") == "pass");
+  CHECK(c.value("probe.rng.result") == "timeout");
+  CHECK(c.line_of("probe.rng.result") == 5);
+  CHECK(c.value("kernel.release") == "5.15.0-131-generic");
+  // a probe whose output shows the failure, status on the same line as the command
+  const auto d = run_composite(
+      "diag/session.txt",
+      "root@ai-train-03:~# timeout 60s python3 probe.py rng; echo exit=$?\n"
+      "RuntimeError: synchronize:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:212 NPU "
+      "function error: aclrtSynchronizeEvent(event_), error code is 107020\n"
+      "exit=1\n");
+  CHECK(d.value("probe.rng.result") == "fail");
 }

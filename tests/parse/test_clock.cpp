@@ -151,3 +151,119 @@ TEST_CASE("device 1970 stamps without a device boot stay unknown in time", "[clo
   CHECK(r.quality == TimeQuality::device_unsynced);
   CHECK(r.ns == faultline::kNoTime);
 }
+
+namespace {
+// Parses `text` as `kind` and feeds every event to `same` (as the app does per host).
+void feed(clk::SameLines& same, std::string_view kind, std::string_view text) {
+  const auto r = faultline::parse::parse_text(kind, text);
+  REQUIRE(!r.events.empty());
+  for (const auto& e : r.events) same.add(e.view());
+}
+// host_kernel.log, verbatim from the asys sample (UTC by construction, log-formats.md §4.3)
+constexpr std::string_view kHostKernel =
+    "[2025-05-07-19:54:27.400027] [ascend] [drv_pcie] [INFO] [devdrv_init_module 2338] "
+    "<systemd-udevd:694:694> Insmod host driver. (type=\"normal\", product=\"dc\", "
+    "driver_name=\"devdrv_device_driver\")\n"
+    "[2025-05-07-19:54:27.400707] [ascend] [drv_pcie] [INFO] [devdrv_init_dev_num 2253] "
+    "<systemd-udevd:694:694> Findout device. (index=4; device=d802; dev_num=1)\n"
+    "[2025-05-08-02:28:14.715953] [ascend] [devdrv] [WARN] [devdrv_manager_device_ready 4476] "
+    "<kworker/12:2:3753,3753> Device is not ready. (dev_id=100)\n";
+}  // namespace
+
+TEST_CASE("host zone from the same driver line in UTC and in host-local time", "[clock]") {
+  const int64_t reference = civil_to_ns(2025, 5, 8, 9, 56, 26, 0);
+  {
+    // the same printk lines in the host's syslog (drv_printk: no level tag), host in UTC+8
+    clk::SameLines same;
+    feed(same, "host_kernel_log", kHostKernel);
+    feed(same, "syslog",
+         "May  8 03:54:27 ubuntu78 kernel: [   31.586231] [ascend] [drv_pcie] "
+         "[devdrv_init_module 2338] <systemd-udevd:694:694> Insmod host driver. "
+         "(type=\"normal\", product=\"dc\", driver_name=\"devdrv_device_driver\")\n"
+         "May  8 03:54:28 ubuntu78 kernel: [   31.586911] [ascend] [drv_pcie] "
+         "[devdrv_init_dev_num 2253] <systemd-udevd:694:694> Findout device. (index=4; "
+         "device=d802; dev_num=1)\n"
+         "May  8 10:28:14 ubuntu78 kernel: [23658.902127] [ascend] [devdrv] "
+         "[devdrv_manager_device_ready 4476] <kworker/12:2:3753,3753> Device is not ready. "
+         "(dev_id=100)\n");
+    clk::HostInputs in;
+    in.reference_ns = reference;
+    same.match(in);
+    CHECK(in.utc_local_pairs.size() == 3);
+    const auto m = clk::fit(in);
+    CHECK(m.host_local_method == "fitted");
+    CHECK(m.host_local_quality == TimeQuality::local);
+    CHECK(m.host_local_offset_ns == -8 * 3600 * kSec);
+    // a plog line of the host now resolves to UTC
+    const auto r = clk::resolve(m, civil(Clock::host_local, 2025, 5, 8, 9, 56, 18, 522'534'000));
+    CHECK(r.ns == civil_to_ns(2025, 5, 8, 1, 56, 18, 522'534'000));
+    CHECK(r.quality == TimeQuality::local);
+  }
+  {
+    // plain dmesg (uptime only) holding a host_kernel.log line: that line dates the boot in UTC
+    clk::SameLines same;
+    feed(same, "host_kernel_log", kHostKernel);
+    feed(same, "dmesg",
+         "[   31.586231] [ascend] [drv_pcie] [devdrv_init_module 2338] <systemd-udevd:694:694> "
+         "Insmod host driver. (type=\"normal\", product=\"dc\", "
+         "driver_name=\"devdrv_device_driver\")\n");
+    clk::HostInputs in;
+    in.reference_ns = reference;
+    same.match(in);
+    REQUIRE(in.pairs.size() == 1);
+    CHECK(in.pairs[0].clock == Clock::utc);
+    const auto m = clk::fit(in);
+    REQUIRE(m.boot_ns);
+    CHECK(*m.boot_ns == civil_to_ns(2025, 5, 7, 19, 53, 55, 813'796'000));
+    CHECK(m.host_local_method == "assumed");  // a boot time alone says nothing of the zone
+  }
+}
+
+TEST_CASE("no zone is invented without two clocks of one happening", "[clock]") {
+  const int64_t reference = civil_to_ns(2026, 3, 4, 10, 20, 0, 0);
+  {
+    // FaultDiag layout: plog (host-local), syslog and dmesg -T (host-local), nothing in UTC
+    clk::SameLines same;
+    feed(same, "plog",
+         "[ERROR] RUNTIME(30917,python3):2026-03-04-10:17:11.004.512 [api_impl.cc:1203]30917 "
+         "StreamSynchronize:[EXEC][DEFAULT]rtStreamSynchronize execution failed, reason=task "
+         "timeout\n");
+    feed(same, "syslog",
+         "Mar  1 20:12:03 ai-train-03 kernel: [   23.100000] devdrv_device_driver 0000:c1:00.0: "
+         "enabling device (0000 -> 0002)\n");
+    feed(same, "dmesg_t",
+         "[Sun Mar  1 20:12:03 2026] devdrv_device_driver 0000:c1:00.0: enabling device (0000 -> "
+         "0002)\n");
+    clk::HostInputs in;
+    in.reference_ns = reference;
+    same.match(in);
+    CHECK(in.utc_local_pairs.empty());
+    const auto m = clk::fit(in);
+    CHECK(m.host_local_method == "assumed");
+    CHECK(m.host_local_quality == TimeQuality::assumed_utc);
+  }
+  {
+    // the same message twice in host_kernel.log: which syslog copy is which is a guess, unused
+    clk::SameLines same;
+    feed(same, "host_kernel_log",
+         "[2025-05-08-02:28:14.715953] [ascend] [devdrv] [WARN] [devdrv_manager_device_ready "
+         "4476] <kworker/12:2:3753,3753> Device is not ready. (dev_id=100)\n"
+         "[2025-05-08-02:29:14.715953] [ascend] [devdrv] [WARN] [devdrv_manager_device_ready "
+         "4476] <kworker/12:2:3753,3753> Device is not ready. (dev_id=100)\n");
+    feed(same, "syslog",
+         "May  8 10:28:14 ubuntu78 kernel: [23658.902127] [ascend] [devdrv] "
+         "[devdrv_manager_device_ready 4476] <kworker/12:2:3753,3753> Device is not ready. "
+         "(dev_id=100)\n");
+    clk::HostInputs in;
+    in.reference_ns = civil_to_ns(2025, 5, 8, 9, 56, 26, 0);
+    same.match(in);
+    CHECK(in.utc_local_pairs.empty());
+  }
+  {
+    // one line in both, 37 min 13 s apart: not a zone (a different happening), not used
+    clk::HostInputs in;
+    in.utc_local_pairs.emplace_back(civil_to_ns(2025, 5, 8, 2, 28, 14, 0),
+                                    civil_to_ns(2025, 5, 8, 3, 5, 27, 0));
+    CHECK(clk::fit(in).host_local_method == "assumed");
+  }
+}

@@ -260,6 +260,7 @@ struct Anchor {
 struct RootInfo {
   classify::HostHint best;            // strongest name hint
   std::vector<Anchor> anchors;        // bounded
+  clock::SameLines same;              // one message in two clocks (bounded)
   int64_t reference_naive = kNoTime;  // newest fully dated host-local/UTC time seen
 };
 
@@ -339,7 +340,10 @@ class Pipeline::Sink final : public parse::Sink {
 
   void event(const Event& e) override {
     ++parsed_;
-    if (e.time.has_civil()) note_time(e);
+    if (e.time.has_civil())
+      note_time(e);
+    else if (e.time.has_uptime())
+      p_.roots_[root_].same.add(e);  // plain dmesg: the uptime of a line host_kernel.log dates
     const uint32_t first = e.line;
     const uint32_t last = e.line + (e.line_count == 0 ? 0 : e.line_count - 1);
     // hits on the event's lines
@@ -428,6 +432,7 @@ class Pipeline::Sink final : public parse::Sink {
       const int64_t n = clock::naive_ns(e.time);
       if (root.reference_naive == kNoTime || n > root.reference_naive) root.reference_naive = n;
     }
+    root.same.add(e);
     if (root.anchors.size() >= kMaxAnchorsPerRoot) return;
     auto ep = clock::epoch_payload_ns(e.message);
     if (e.time.has_uptime() || ep) root.anchors.push_back(Anchor{e.time, ep});
@@ -947,6 +952,11 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
         if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
         if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
       }
+    {
+      clock::SameLines same;
+      for (const auto& root : host_roots) same.merge(roots[root].same);
+      same.match(in);
+    }
     const clock::ClockModel model = clock::fit(in);
 
     sqlite3_stmt* ins = nullptr;

@@ -1,5 +1,8 @@
 #include "composite.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "faultline/core/text.hpp"
 
 namespace faultline::app {
@@ -23,6 +26,12 @@ std::string between_runs(std::string_view l, char c, size_t min_run) {
   while (b > a && l[b - 1] == c) --b;
   if (a < min_run || l.size() - b < min_run) return {};
   return std::string(text::trim(l.substr(a, b - a)));
+}
+
+// `echo $?`, `echo "exit=$?"`, `echo rc=$?`: the status of the command before.
+bool is_exit_echo(std::string_view title) {
+  const auto w = text::split_ws(title);
+  return w.size() == 2 && w[0] == "echo" && w[1].find("$?") != std::string_view::npos;
 }
 
 }  // namespace
@@ -112,22 +121,40 @@ void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, par
   std::string title = banner_title(text, markdown_);
   if (!title.empty()) {
     flush(sink);
-    start_section(std::move(title), sink);
+    if (held_probe_ && is_exit_echo(title)) {
+      exit_echo_ = true;
+      started_ = false;
+      return;
+    }
+    finish_held(sink);
+    note_cd(title);
+    start_section(std::move(title), ctx);
     return;
   }
   const std::string_view t = text::trim(text);
+  if (exit_echo_) {
+    // `echo $?` prints the bare status; `echo "exit=$?"` a line the probe parser reads itself
+    if (!t.empty() && t.size() < 4 && std::all_of(t.begin(), t.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c)) != 0;
+        }))
+      held_probe_->line("exit status: " + std::string(t), ctx, sink);
+    else if (!t.empty())
+      held_probe_->line(text, ctx, sink);
+    return;
+  }
   if (t.substr(0, 3) == "```") {
     // each fenced block is its own section (a heading may hold several outputs)
     in_fence_ = !in_fence_;
     if (in_fence_ && started_ && (decided_ || !lines_.empty())) {
       std::string keep = title_;
+      const parse::LineCtx keep_ctx = title_ctx_;
       flush(sink);
-      start_section(std::move(keep), sink);
+      start_section(std::move(keep), keep_ctx);
     }
     return;
   }
   if (all_of(t, '-') || t == "[toc]") return;  // markdown furniture
-  if (!started_) start_section("", sink);
+  if (!started_) start_section("", ctx);
   if (decided_) {
     if (sub_) sub_->line(text, ctx, sink);
     return;
@@ -138,42 +165,139 @@ void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, par
   if (buf_.size() >= kDecideBytes) decide(sink);
 }
 
-void CompositeParser::start_section(std::string title, parse::Sink& /*sink*/) {
+void CompositeParser::start_section(std::string title, const parse::LineCtx& ctx) {
   title_ = std::move(title);
+  title_ctx_ = ctx;
   started_ = true;
   decided_ = false;
+  kind_.clear();
   sub_.reset();
   buf_.clear();
   lines_.clear();
 }
 
+std::string CompositeParser::expanded_title() const {
+  if (kernel_release_.empty()) return title_;
+  std::string t = title_;
+  for (std::string_view sub : {std::string_view("$(uname -r)"), std::string_view("`uname -r`")}) {
+    size_t p = 0;
+    while ((p = t.find(sub, p)) != std::string::npos) {
+      t.replace(p, sub.size(), kernel_release_);
+      p += kernel_release_.size();
+    }
+  }
+  return t;
+}
+
 void CompositeParser::decide(parse::Sink& sink) {
   if (decided_) return;
   decided_ = true;
-  const std::string p = title_.empty() ? path_ : section_path(dir_, title_);
-  const auto c = cls_.classify(p, buf_);
-  if (c.kind != "text" && c.kind != "binary" && c.kind != "composite")
-    sub_ = parse::make_parser(c.kind, p);
+  const std::string title = expanded_title();
+  const std::string p = title.empty() ? path_ : section_path(dir_, title);
+  const auto usable = [](const std::string& k) {
+    return k != "text" && k != "binary" && k != "composite";
+  };
+  kind_ = cls_.classify(p, buf_).kind;
+  // A probe run pasted at a prompt (`timeout 60s python3 probe.py rng`): its output alone does not
+  // say it is a probe, the command does (the probe_output content rule reads `$ <command>`).
+  if (kind_ != "probe_output" && title.find(".py") != std::string::npos &&
+      cls_.classify(p, "$ " + title + "\n" + buf_).kind == "probe_output")
+    kind_ = "probe_output";
+  if (usable(kind_)) sub_ = parse::make_parser(kind_, p);
   if (sub_) {
+    // Parsers that read their command from an echoed `$ <command>` line get the section's:
+    // `ls -l DIR` names its entries relative to DIR, a probe is named by its command.
+    // (Not while the command still holds a shell expansion the session did not print, e.g.
+    // `$(uname -r)` before any `uname -r`: relative names are better than a literal `$(...)`.)
+    if (!title.empty() && (kind_ == "ls_listing" || kind_ == "probe_output") &&
+        title.find("$(") == std::string::npos && title.find('`') == std::string::npos)
+      sub_->line("$ " + with_cwd(title), title_ctx_, sink);
     size_t start = 0;
     for (const auto& [end, ctx] : lines_) {
       sub_->line(std::string_view(buf_).substr(start, end - 1 - start), ctx, sink);
       start = end;
     }
   }
+  // the running kernel, remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
+  const auto tw = text::split_ws(title_);
+  if (tw.size() == 2 && tw[0] == "uname" && (tw[1] == "-r" || tw[1] == "-a")) {
+    const auto w = text::split_ws(std::string_view(buf_).substr(0, buf_.find('\n')));
+    const size_t i = tw[1] == "-r" ? 0 : 2;  // uname -a: Linux <host> <release> ...
+    if (w.size() == (tw[1] == "-r" ? 1U : w.size()) && i < w.size() && w[i].size() < 128 &&
+        w[i].find('.') != std::string_view::npos)
+      kernel_release_ = std::string(w[i]);
+  }
   buf_.clear();
   lines_.clear();
 }
 
+void CompositeParser::note_cd(std::string_view title) {
+  const auto w = text::split_ws(title);
+  if (w.empty() || w[0] != "cd") return;
+  const std::string prev = std::move(cwd_);
+  cwd_.clear();  // `cd`, `cd ~`, `cd -`: somewhere the session did not print
+  if (w.size() != 2 || w[1].find_first_of("$`~*?") != std::string_view::npos) return;
+  std::string d(w[1]);
+  if (d.front() != '/') {
+    if (prev.empty()) return;
+    d = prev + "/" + d;
+  }
+  // normalise "." and ".." (the listing's names are joined under it)
+  std::vector<std::string_view> parts;
+  for (auto part : text::split(d, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (auto part : parts) {
+    out += '/';
+    out += part;
+  }
+  cwd_ = out.empty() ? "/" : out;
+}
+
+// `ls -la` (no operand) lists the working directory: name it when an earlier `cd` did.
+std::string CompositeParser::with_cwd(const std::string& title) const {
+  if (cwd_.empty()) return title;
+  const size_t pipe = title.find('|');
+  const std::string head = title.substr(0, pipe);
+  const auto w = text::split_ws(head);
+  if (w.empty() || (w[0] != "ls" && w[0] != "ll")) return title;
+  for (size_t i = 1; i < w.size(); ++i)
+    if (w[i].empty() || w[i][0] != '-') return title;  // has an operand of its own
+  std::string out(text::rtrim(head));
+  out += ' ';
+  out += cwd_;
+  if (pipe != std::string::npos) out += " " + title.substr(pipe);
+  return out;
+}
+
 void CompositeParser::flush(parse::Sink& sink) {
   if (!started_) return;
+  started_ = false;
   decide(sink);
+  if (sub_ && kind_ == "probe_output") {
+    finish_held(sink);
+    held_probe_ = std::move(sub_);
+    return;
+  }
   if (sub_) sub_->finish(sink);
   sub_.reset();
 }
 
+void CompositeParser::finish_held(parse::Sink& sink) {
+  exit_echo_ = false;
+  if (held_probe_) held_probe_->finish(sink);
+  held_probe_.reset();
+}
+
 void CompositeParser::finish(parse::Sink& sink) {
   flush(sink);
+  finish_held(sink);
 }
 
 }  // namespace faultline::app

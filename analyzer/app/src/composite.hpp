@@ -28,18 +28,32 @@ class CompositeParser final : public parse::Parser {
   static std::string section_path(std::string_view dir, std::string_view title);
 
  private:
-  void start_section(std::string title, parse::Sink& sink);
+  void start_section(std::string title, const parse::LineCtx& ctx);
   void decide(parse::Sink& sink);
   void flush(parse::Sink& sink);
+  void finish_held(parse::Sink& sink);
+  void note_cd(std::string_view title);                  // follows `cd DIR` commands
+  std::string with_cwd(const std::string& title) const;  // `ls -la` -> `ls -la <cwd>`
+  // the section's command with `$(uname -r)` replaced by the release the session printed
+  std::string expanded_title() const;
 
   const classify::Classifier& cls_;
   std::string path_, dir_;
   bool markdown_ = false;
   std::string title_;
+  parse::LineCtx title_ctx_;  // the banner line of the current section
   bool started_ = false;
+  std::string kernel_release_;
+  std::string cwd_;  // the directory of the last `cd`, "" when not known  // output of an earlier
+                     // `uname -r` section
+  // A probe run's parser, kept open after its section: a following `echo $?` section is its exit
+  // status (seed 002: "超时输出与退出状态应一起保存").
+  std::unique_ptr<parse::Parser> held_probe_;
+  bool exit_echo_ = false;  // the current lines are the output of that `echo $?`
   // buffered lines of the current section until its kind is decided
   std::string buf_;
   std::vector<std::pair<size_t, parse::LineCtx>> lines_;  // (end offset in buf_, ctx)
+  std::string kind_;  // the current section's kind, once decided
   std::unique_ptr<parse::Parser> sub_;
   bool decided_ = false;
   bool in_fence_ = false;

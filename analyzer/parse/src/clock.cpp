@@ -109,6 +109,94 @@ int64_t snap_zone_ns(int64_t offset_ns, int64_t tolerance_s) {
   return diff <= tolerance_s * kSec ? snapped : offset_ns;
 }
 
+std::string SameLines::key(std::string_view m) {
+  while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
+  const size_t asc = m.find("[ascend]");
+  if (asc != std::string_view::npos) {
+    // the `[func line]` token: '[' identifier ' ' digits ']'
+    for (size_t b = m.find('[', asc + 8); b != std::string_view::npos; b = m.find('[', b + 1)) {
+      size_t i = b + 1;
+      while (i < m.size() && (std::isalnum(static_cast<unsigned char>(m[i])) || m[i] == '_')) ++i;
+      if (i == b + 1 || i >= m.size() || m[i] != ' ') continue;
+      size_t j = i + 1;
+      while (j < m.size() && std::isdigit(static_cast<unsigned char>(m[j]))) ++j;
+      if (j == i + 1 || j >= m.size() || m[j] != ']') continue;
+      std::string_view rest = m.substr(j + 1);
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      if (!rest.empty() && rest.front() == '<') {  // task field: <comm:pid:tid> or <comm:tgid,pid>
+        const size_t gt = rest.find("> ");
+        if (gt != std::string_view::npos) rest = rest.substr(gt + 2);
+      }
+      if (rest.size() < 8) return {};
+      std::string k(m.substr(b, j + 1 - b));
+      k += ' ';
+      k += rest.substr(0, kMaxKey);
+      return k;
+    }
+    return {};
+  }
+  if (m.size() < 24) return {};
+  return std::string(m.substr(0, kMaxKey));
+}
+
+void SameLines::put(Map& m, std::string key, const RawTime& t) {
+  const auto it = m.find(key);
+  if (it != m.end()) {
+    it->second.clock = Clock::none;
+    return;
+  }
+  if (m.size() < kMaxLines) m.emplace(std::move(key), t);
+}
+
+void SameLines::add(const Event& e) {
+  const RawTime& t = e.time;
+  Map* m = nullptr;
+  if (t.has_civil() && !unsynced(t) && (t.clock == Clock::utc || t.clock == Clock::epoch))
+    m = &utc_;
+  else if (t.has_civil() && t.clock == Clock::host_local)
+    m = &local_;
+  else if (!t.has_civil() && t.has_uptime() && t.clock == Clock::uptime)
+    m = &uptime_;
+  if (m == nullptr) return;
+  // host-local lines that a UTC source can also hold: driver lines (host_kernel.log) and kernel
+  // lines with their uptime; the bulk of host-local lines (plog, training stdout) is neither
+  if (m == &local_ && !t.has_uptime() && e.text.find("[ascend]") == std::string_view::npos) return;
+  std::string k = key(e.message);
+  if (!k.empty()) put(*m, std::move(k), t);
+}
+
+void SameLines::merge(const SameLines& o) {
+  for (const auto& [mine, theirs] :
+       {std::pair<Map*, const Map*>{&utc_, &o.utc_}, {&local_, &o.local_}, {&uptime_, &o.uptime_}})
+    for (const auto& [k, t] : *theirs) {
+      if (t.clock == Clock::none) {
+        (*mine)[k].clock = Clock::none;
+        continue;
+      }
+      put(*mine, k, t);
+    }
+}
+
+void SameLines::match(HostInputs& in) const {
+  const auto wall = [&](const RawTime& t) -> int64_t {
+    if (t.year != 0) return naive_ns(t);
+    return in.reference_ns ? naive_ns(t, infer_year(t, *in.reference_ns)) : kNoTime;
+  };
+  for (const auto& [k, u] : utc_) {
+    if (u.clock == Clock::none) continue;
+    const int64_t uw = wall(u);
+    if (uw == kNoTime || uw < kSyncedFloor) continue;
+    if (const auto l = local_.find(k); l != local_.end() && l->second.clock != Clock::none) {
+      const int64_t lw = wall(l->second);
+      if (lw != kNoTime && lw >= kSyncedFloor && in.utc_local_pairs.size() < kMaxPairs)
+        in.utc_local_pairs.emplace_back(uw, lw);
+    }
+    if (const auto up = uptime_.find(k);
+        up != uptime_.end() && up->second.clock != Clock::none && in.pairs.size() < kMaxPairs)
+      in.pairs.push_back(Pair{Clock::utc, uw, up->second.uptime_ns});
+  }
+}
+
 ClockModel fit(const HostInputs& in) {
   ClockModel m;
   m.reference_ns = in.reference_ns;
@@ -160,10 +248,16 @@ ClockModel fit(const HostInputs& in) {
     else if (!host_epoch.empty())
       off = median(host_epoch);
     else if (!in.utc_local_pairs.empty()) {
+      // the same line in both clocks: the difference is the zone, a whole quarter hour (a line
+      // stamped a few seconds late by rsyslog moves it little); anything else is not a zone
       std::vector<int64_t> d;
       d.reserve(in.utc_local_pairs.size());
       for (const auto& [u, l] : in.utc_local_pairs) d.push_back(u - l);
-      off = median(d);
+      const int64_t mid = median(d);
+      const int64_t snapped = snap_zone_ns(mid);
+      if (snapped % (900 * kSec) == 0 && snapped <= 14 * 3600 * kSec &&
+          snapped >= -14 * 3600 * kSec)
+        off = snapped;
     }
     if (off) {
       m.host_local_offset_ns = snap_zone_ns(*off);

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +67,31 @@ struct HostInputs {
 // wall times (syslog) take their year from it and are skipped without it. 1970 stamps (device
 // clock not yet set) are never used. Bounded: at most 200000 pairs of each sort are kept.
 void observe(HostInputs& in, const Event& e);
+
+// The same kernel line printed in two clocks: host_kernel.log (UTC by construction, §4.3) and the
+// host's syslog / journal / dmesg -T (host-local) or plain dmesg (uptime only). A message that
+// occurs once in a UTC source and once in a host-local one fixes the host zone; once in a UTC
+// source and once with an uptime only, the boot in UTC. Messages seen twice in one clock are not
+// used (the pairing would be a guess). Bounded: at most kMaxLines messages per clock.
+class SameLines {
+ public:
+  static constexpr size_t kMaxLines = 20000;
+  static constexpr size_t kMaxKey = 256;  // bytes of a message kept in its key
+  // The key of a message: for driver lines (`[ascend] ...`) the `[func line]` token and the text
+  // after the task field, which the ring-buffer copy and printk print alike; else the message.
+  // "" for messages too short to tell apart.
+  static std::string key(std::string_view message);
+  void add(const Event& e);
+  void merge(const SameLines& o);
+  // Adds the matches to `in` (after in.reference_ns is set: year-less times need it):
+  // UTC + host-local -> utc_local_pairs, UTC + uptime-only -> pairs (clock utc).
+  void match(HostInputs& in) const;
+
+ private:
+  using Map = std::map<std::string, RawTime, std::less<>>;  // clock none = seen more than once
+  static void put(Map& m, std::string key, const RawTime& t);
+  Map utc_, local_, uptime_;
+};
 
 struct ClockModel {
   // offset to add to a naive host-local time to get UTC (= -zone offset)
