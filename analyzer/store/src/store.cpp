@@ -166,6 +166,10 @@ std::unique_ptr<Db> Db::open(const std::filesystem::path& path, Durability durab
   std::unique_ptr<Db> db(new Db(raw));
   sqlite3_busy_timeout(raw, 10000);
   try {
+    // New files get 16 KiB pages (a no-op on an existing database): the loads write whole
+    // tables, and 4 KiB pages cost a write and a read system call each (1 GiB bench bundle:
+    // analyze 4.0 -> 3.6 s, system CPU halved; fleet of 200 x 2 MB -j 1: 9.7 -> 8.8 s).
+    db->exec("PRAGMA page_size=16384");
     db->exec(durability == Durability::scratch
                  ? "PRAGMA foreign_keys=ON; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
                  : "PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
