@@ -490,8 +490,11 @@ void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_lin
   const double rows0 = stats_.rows_s;
   for (const auto& h : hits) m.sink->hit(h.sig, h.line, h.offset, h.text);
   if (m.parser) {
-    // environ and cmdline are NUL-separated by design
+    // environ and cmdline are NUL-separated by design; other lines are cut after a NUL run only
+    // in a chunk that has one (one memchr per chunk instead of a reverse scan per line)
     const bool nul_separated = m.row.kind == "environ" || m.row.kind == "proc_cmdline";
+    const bool cut_nuls =
+        !nul_separated && std::memchr(chunk.data(), '\0', chunk.size()) != nullptr;
     size_t pos = 0;
     uint32_t line_no = first_line;
     while (pos < chunk.size()) {
@@ -501,7 +504,7 @@ void Pipeline::write_chunk(Member& m, std::string_view chunk, uint32_t first_lin
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       // a UTF-8 byte order mark (files saved by Windows editors) is not part of the first line
       if (offset + pos == 0 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
-      if (!nul_separated) line = after_nul_run(line);
+      if (cut_nuls) line = after_nul_run(line);
       m.parser->line(line, parse::LineCtx{line_no, offset + pos}, *m.sink);
       pos = end + 1;
       ++line_no;

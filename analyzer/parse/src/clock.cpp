@@ -160,7 +160,11 @@ void SameLines::add(const Event& e) {
   if (m == nullptr) return;
   // host-local lines that a UTC source can also hold: driver lines (host_kernel.log) and kernel
   // lines with their uptime; the bulk of host-local lines (plog, training stdout) is neither
-  if (m == &local_ && !t.has_uptime() && e.text.find("[ascend]") == std::string_view::npos) return;
+  // ("[ascend]" follows the stamps, host name and uptime: at most ~100 bytes into the line;
+  // looking further would scan every plog line whole)
+  if (m == &local_ && !t.has_uptime() &&
+      e.text.substr(0, 160).find("[ascend]") == std::string_view::npos)
+    return;
   std::string k = key(e.message);
   if (!k.empty()) put(*m, std::move(k), t);
 }
