@@ -145,6 +145,15 @@ struct State {
                                                   "\xff\xff\xff\xff garbage",
                                                   20))));
       s.wait_idle();
+      for (const auto& [id, want] : {std::pair{done_id, "\"status\":\"done\""},
+                                     std::pair{failed_id, "\"status\":\"failed\""}}) {
+        const std::string r = s.handle_connection_bytes(
+            "GET /api/bundles/" + id + "?report=0 HTTP/1.1\r\nAuthorization: Bearer " + kToken +
+            "\r\nConnection: close\r\n\r\n");
+        if (r.find(want) == std::string::npos)
+          std::fprintf(stderr, "serve harness: the template analysis %s is not %s:\n%s\n",
+                       id.c_str(), want, r.c_str());
+      }
     }
     if (done_id.empty() || failed_id.empty()) {
       std::fprintf(stderr, "serve harness: the template analyses could not be created\n");
