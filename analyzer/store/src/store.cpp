@@ -38,16 +38,17 @@ const std::string& index_sql() {
   return empty;
 }
 
-// Longest text value stored (docs/fuzzing.md, "Bounds"): 16 MiB, or less when SQLite's length
-// limit is lower. Above SQLite's limit a bind fails and leaves NULL (a NOT NULL constraint error
-// that failed the whole analysis); above 2 GiB the int length of sqlite3_bind_* overflows.
+// Longest text value stored (docs/fuzzing.md, "Bounds"): 16 MiB, or a quarter of SQLite's length
+// limit when that is lower. Above SQLite's limit a bind fails and leaves NULL (a NOT NULL
+// constraint error that failed the whole analysis); above 2 GiB the int length of sqlite3_bind_*
+// overflows.
 constexpr size_t kMaxTextBytes = size_t{16} << 20;
 constexpr std::string_view kCutMarker = " [... cut by faultline: value above the 16 MiB bound]";
 
 size_t max_text_bytes(sqlite3* db) {
+  // SQLite's limit also bounds a whole row, and an event row holds its text twice (message, text)
   const int limit = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
-  const size_t sqlite_max =
-      limit > static_cast<int>(kCutMarker.size()) + 16 ? static_cast<size_t>(limit) - 16 : 4096;
+  const size_t sqlite_max = std::max<size_t>(static_cast<size_t>(std::max(limit, 0)) / 4, 4096);
   return std::min(kMaxTextBytes, sqlite_max);
 }
 

@@ -51,10 +51,10 @@ class Db {
   int64_t begin_bundle(const BundleInfo& info);
   int64_t add_member(int64_t bundle, const MemberRow& m);
   void update_member(int64_t member, const MemberRow& m);
-  // Text values (event text, fact values, captures, names) above 16 MiB (or SQLite's length limit
-  // when lower) are cut to it, end with a marker, and add a "[store-cut]" warning naming the file.
-  // data is stored as given; encoding says what it is: "plain" or "zstd" (a zstd frame). Above
-  // SQLite's length limit it is not stored ("[store-cut]" warning).
+  // Text values (event text, fact values, captures, names) above 16 MiB (or a quarter of SQLite's
+  // length limit when lower) are cut to it, end with a marker, and add a "[store-cut]" warning
+  // naming the file. data is stored as given; encoding says what it is: "plain" or "zstd" (a zstd
+  // frame). Above SQLite's length limit it is not stored ("[store-cut]" warning).
   void add_member_text(int64_t member, std::string_view data, std::string_view encoding);
   int64_t add_event(int64_t bundle, int64_t member, std::string_view host, const Event& e);
   void add_hit(int64_t bundle, int64_t event, std::string_view signature,
