@@ -119,16 +119,22 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
     // What the bounds left out, named per (host, signature) in the warnings of the bundle.
     std::map<std::pair<std::string, std::string>, int64_t> total, loaded;
     for (const auto& h : data->hits) ++loaded[{h.host, h.signature}];
-    Stmt cnt(db,
-             "SELECT e.host, h.signature, count(*) FROM hits h JOIN events e ON e.id = h.event_id "
-             "WHERE h.bundle_id = ? AND h.signature IN (SELECT value FROM json_each(?)) "
-             "GROUP BY e.host, h.signature HAVING count(*) > ?");
-    cnt.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
-    // Only the pairs that can have lost hits: above the per-pair bound, or any when the total
-    // bound was reached.
-    cnt.bind(
-        3, data->hits.size() >= kMaxHits ? int64_t{0} : static_cast<int64_t>(kMaxHitsPerSignature));
-    while (cnt.step()) total[{cnt.str(0), cnt.str(1)}] = cnt.i64(2);
+    // Nothing can be missing unless a pair reached its bound or the total was reached.
+    const bool full = data->hits.size() >= kMaxHits;
+    if (full || std::any_of(loaded.begin(), loaded.end(), [](const auto& p) {
+          return p.second >= static_cast<int64_t>(kMaxHitsPerSignature);
+        })) {
+      Stmt cnt(
+          db,
+          "SELECT e.host, h.signature, count(*) FROM hits h JOIN events e ON e.id = h.event_id "
+          "WHERE h.bundle_id = ? AND h.signature IN (SELECT value FROM json_each(?)) "
+          "GROUP BY e.host, h.signature HAVING count(*) > ?");
+      cnt.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
+      // Only the pairs that can have lost hits: above the per-pair bound, or any when the total
+      // bound was reached.
+      cnt.bind(3, full ? int64_t{0} : static_cast<int64_t>(kMaxHitsPerSignature));
+      while (cnt.step()) total[{cnt.str(0), cnt.str(1)}] = cnt.i64(2);
+    }
     note_skipped(data->skipped, total, loaded, "signature",
                  "at most " + std::to_string(kMaxHitsPerSignature) +
                      " hits per host and signature, the first in time order, and " +
@@ -168,13 +174,17 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
     });
     std::map<std::pair<std::string, std::string>, int64_t> total, loaded;
     for (const auto& f : data->facts) ++loaded[{f.host, f.name}];
-    Stmt cnt(db,
-             "SELECT host, name, count(*) FROM facts WHERE bundle_id = ? GROUP BY host, name "
-             "HAVING count(*) > ?");
-    cnt.bind(1, bundle_id);
-    cnt.bind(2,
-             data->facts.size() >= kMaxFacts ? int64_t{0} : static_cast<int64_t>(kMaxFactsPerName));
-    while (cnt.step()) total[{cnt.str(0), cnt.str(1)}] = cnt.i64(2);
+    const bool full = data->facts.size() >= kMaxFacts;
+    if (full || std::any_of(loaded.begin(), loaded.end(), [](const auto& p) {
+          return p.second >= static_cast<int64_t>(kMaxFactsPerName);
+        })) {
+      Stmt cnt(db,
+               "SELECT host, name, count(*) FROM facts WHERE bundle_id = ? GROUP BY host, name "
+               "HAVING count(*) > ?");
+      cnt.bind(1, bundle_id);
+      cnt.bind(2, full ? int64_t{0} : static_cast<int64_t>(kMaxFactsPerName));
+      while (cnt.step()) total[{cnt.str(0), cnt.str(1)}] = cnt.i64(2);
+    }
     note_skipped(data->skipped, total, loaded, "fact",
                  "at most " + std::to_string(kMaxFactsPerName) +
                      " facts per host and name, the first in file and line order, and " +
