@@ -233,6 +233,102 @@ def rule_seeds(out):
     return n
 
 
+TOKEN = "fuzz-token-0123456789abcdef"  # kToken of fuzz/harness/serve.cpp
+
+
+def http_request(method, target, headers=(), body=b"", auth="header"):
+    """One HTTP/1.1 request; auth: "header" (Bearer), "query" (?token=) or None."""
+    if auth == "query":
+        target += ("&" if "?" in target else "?") + "token=" + TOKEN
+    h = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1"]
+    if auth == "header":
+        h.append("Authorization: Bearer " + TOKEN)
+    h += list(headers)
+    if body or method == "POST":
+        h.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(h) + "\r\n\r\n").encode() + body
+
+
+def multipart(parts, boundary="XyZfaultline"):
+    """parts: (name, filename or None, bytes)."""
+    out = b""
+    for name, filename, data in parts:
+        disp = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename else "")
+        out += (f"--{boundary}\r\nContent-Disposition: {disp}\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n").encode() + data + b"\r\n"
+    return out + f"--{boundary}--\r\n".encode(), "multipart/form-data; boundary=" + boundary
+
+
+def serve_seeds(out):
+    """Requests of every route of docs/api.md; @ID@ / @FAILED@ are the finished and the failed
+    analysis of the harness's data directory."""
+    n = 0
+
+    def add(data, tag):
+        nonlocal n
+        put(out, "serve", data, tag)
+        n += 1
+
+    gets = ["/", "/bundles", "/bundles/@ID@", "/bundles/@FAILED@", "/favicon.ico",
+            "/api/bundles", "/api/bundles?limit=1", "/api/bundles?limit=0", "/api/bundles/@ID@",
+            "/api/bundles/@ID@?report=0", "/api/bundles/@FAILED@", "/api/bundles/@ID@/report.md",
+            "/api/bundles/@ID@/report.html?download=1", "/api/bundles/@ID@/report.json",
+            "/api/bundles/@ID@/db", "/api/bundles/@FAILED@/report.md", "/api/bundles/@FAILED@/db",
+            "/api/bundles/00000000000000000000000000000000", "/api/bundles/..%2F..%2Fetc",
+            "/nowhere"]
+    for i, g in enumerate(gets):
+        add(http_request("GET", g, auth="query" if i % 2 else "header"), "get")
+    add(http_request("HEAD", "/api/bundles/@ID@/report.md"), "head")
+    add(http_request("GET", "/api/bundles", auth=None), "no-token")
+    add(http_request("GET", "/", headers=["Authorization: Bearer wrong-token-0123456789"],
+                     auth=None), "bad-token")
+    add(http_request("DELETE", "/api/bundles/@ID@"), "delete")
+    add(http_request("PUT", "/api/bundles", body=b"x" * 10), "put")
+    # uploads: a small real bundle (tar.gz) raw, multipart, chunked, with Expect; oversize
+    sample = os.path.join(ROOT, "samples", "svm-asan-enabled")
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = os.path.join(tmp, "t")
+        os.makedirs(tree)
+        small_tree(sample, tree, max_files=6, max_file=4000, max_total=20000)
+        arc = os.path.join(tmp, "node07.tar.gz")
+        import tarfile
+        with tarfile.open(arc, "w:gz") as t:
+            t.add(tree, arcname="node07")
+        with open(arc, "rb") as f:
+            bundle = f.read()
+    log = (b"[Driver] [2025-03-31 09:51:20] [INFO]Driver package installed successfully! "
+           b"Reboot needed for installation/upgrade to take effect!\n")
+    add(http_request("POST", "/api/bundles?name=node07.tar.gz",
+                     ["Content-Type: application/octet-stream"], bundle), "upload-raw")
+    add(http_request("POST", "/api/bundles", ["Content-Type: application/octet-stream",
+                                              "X-Filename: ascend_install.log"], log, auth="query"),
+        "upload-xfilename")
+    body, ctype = multipart([("note", None, b"from the field"), ("file", "node07.tar.gz", bundle)])
+    add(http_request("POST", "/api/bundles", ["Content-Type: " + ctype], body), "upload-multipart")
+    body, ctype = multipart([("bundle", None, log)])
+    add(http_request("POST", "/api/bundles", ["Content-Type: " + ctype], body), "upload-bundle-field")
+    body, ctype = multipart([("note", None, b"no file")])
+    add(http_request("POST", "/api/bundles", ["Content-Type: " + ctype], body), "upload-no-file")
+    chunked = b"%x\r\n" % len(log) + log + b"\r\n0\r\n\r\n"
+    req = http_request("POST", "/api/bundles?name=chunked.log",
+                       ["Transfer-Encoding: chunked"]).replace(b"Content-Length: 0\r\n", b"")
+    add(req + chunked, "upload-chunked")
+    add(http_request("POST", "/api/bundles?name=x.log", ["Expect: 100-continue"], log), "upload-expect")
+    big = log * (70 * 1024 // len(log) + 1)
+    add(http_request("POST", "/api/bundles?name=big.log", [], big), "upload-oversize")
+    add(http_request("POST", "/api/bundles?name=big.log", ["Expect: 100-continue"], b"")
+        .replace(b"Content-Length: 0", b"Content-Length: 99999999999"), "upload-declared-huge")
+    add(http_request("POST", "/api/bundles?name=..%2F..%2Fevil%20name.tar.gz", [], log), "upload-evil-name")
+    add(http_request("POST", "/api/bundles", [], b""), "upload-empty")
+    # keep-alive: several requests on one connection (three uploads: the queue holds two)
+    add(http_request("GET", "/api/bundles?limit=2") +
+        http_request("POST", "/api/bundles?name=a.log", [], log) +
+        http_request("POST", "/api/bundles?name=b.log", [], log + b"b") +
+        http_request("POST", "/api/bundles?name=c.log", [], log + b"c") +
+        http_request("GET", "/api/bundles/@ID@/report.json"), "keepalive")
+    return n
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--faultline", default=os.path.join(ROOT, "build", "faultline"))
@@ -243,6 +339,7 @@ def main():
         "parse": parse_seeds(a.out, a.faultline),
         "archives (ingest, analyze)": archive_seeds(a.out),
         "rules (signatures, diagnoses, faultdiag)": rule_seeds(a.out),
+        "http (serve)": serve_seeds(a.out),
     }
     for k, v in counts.items():
         print(f"make-corpus: {v} {k} seeds")

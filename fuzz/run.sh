@@ -3,7 +3,7 @@
 # the lowest CPU priority (docs/fuzzing.md). CPU time, not wall time: on a shared machine a
 # niced fuzzer may get a small share of a core.
 # Usage: fuzz/run.sh HARNESS SECONDS [BUILD_DIR] [extra libFuzzer flags...]
-#   HARNESS: ingest classify parse signatures faultdiag diagnoses analyze
+#   HARNESS: ingest classify parse signatures faultdiag diagnoses analyze serve
 # The corpus grows in BUILD_DIR/corpus/HARNESS (seeds from BUILD_DIR/seeds/HARNESS, made by
 # fuzz/make-corpus.py), crashes land in BUILD_DIR/artifacts/HARNESS/, the log in
 # BUILD_DIR/logs/HARNESS-<date>.log with the CPU seconds used on its last line.
@@ -21,6 +21,8 @@ case "$h" in
   parse|classify) dict=fuzz/dict/logs.dict; maxlen=16384 ;;
   signatures|diagnoses) dict=fuzz/dict/yaml.dict; maxlen=16384 ;;
   faultdiag) dict=fuzz/dict/faultdiag.dict; maxlen=16384 ;;
+  # twice the harness's upload limit (64 KiB), so that oversize bodies are tried
+  serve) dict=fuzz/dict/http.dict; maxlen=131072 ;;
   *) echo "run.sh: unknown harness $h" >&2; exit 2 ;;
 esac
 mkdir -p "$dir/corpus/$h" "$dir/artifacts/$h" "$dir/logs" "$dir/seeds/$h"

@@ -3,7 +3,7 @@
 # and the artifacts (crash-/oom-/timeout-/leak-) written. Usage: fuzz/summary.sh [BUILD_DIR]
 dir=${1:-build-fuzz}
 printf "%-11s %5s %9s %11s %7s %s\n" harness runs cpu_s execs corpus artifacts
-for h in ingest classify parse signatures faultdiag diagnoses analyze; do
+for h in ingest classify parse signatures faultdiag diagnoses analyze serve; do
   set -- "$dir"/logs/"$h"-*.log
   [ -e "$1" ] || continue
   cat "$@" | awk -v h="$h" -v corpus="$(ls "$dir/corpus/$h" 2>/dev/null | wc -l)" \

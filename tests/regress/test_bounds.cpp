@@ -279,6 +279,15 @@ TEST_CASE(
         count(dir / "few.db", "SELECT count(*) FROM findings"));
   CHECK(count(dir / "many.db", "SELECT count(*) FROM timeline") <=
         count(dir / "few.db", "SELECT count(*) FROM timeline") + 30);
+  // what the bound left out is named in the warnings the report lists
+  const std::string skipped =
+      "SELECT count(*) FROM warnings WHERE member = '' AND message LIKE "
+      "'[correlate-limit] host node01, signature svm.map_va_not_fixed: " +
+      std::to_string(scaled(200000) - 5000) + " of " + std::to_string(scaled(200000)) +
+      " not seen by the diagnoses%'";
+  CHECK(count(dir / "many.db", skipped) == 1);
+  CHECK(count(dir / "few.db",
+              "SELECT count(*) FROM warnings WHERE message LIKE '[correlate-limit]%'") == 0);
   fs::remove_all(dir);
 }
 

@@ -149,3 +149,99 @@ TEST_CASE("times are stored as printed, with the clock they were printed in") {
               "SELECT count(*) FROM events WHERE clock='host_local' AND time_quality='unknown'") ==
         1);
 }
+
+namespace {
+
+std::string text_of(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) != nullptr)
+    out.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
+               static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+  sqlite3_finalize(s);
+  return out;
+}
+
+constexpr const char* kEnvironPath = "npu_log_collect/proc/48213/environ";
+constexpr const char* kCutMarker = " [... cut by faultline: value above the 16 MiB bound]";
+
+}  // namespace
+
+TEST_CASE("a text value above SQLite's length limit is cut with a warning, not a failed load") {
+  const auto p = temp_db("cut");
+  auto db = store::Db::open(p);
+  // What a huge environ or a giant multi-line event does against SQLite's 1 GB default, with the
+  // limit lowered so that the test stays small. Before the cut, the bind failed, left NULL and
+  // the NOT NULL constraint threw.
+  sqlite3_limit(db->handle(), SQLITE_LIMIT_LENGTH, 100000);
+  const int64_t b = db->begin_bundle({"/data/node07.tar.zst", "node07.tar.zst", "{}"});
+  store::MemberRow m;
+  m.path = kEnvironPath;
+  m.kind = "environ";
+  m.kind_reason = "path";
+  m.sha256 = std::string(64, 'e');
+  const int64_t mid = db->add_member(b, m);
+  Fact f;
+  f.name = "env.LD_LIBRARY_PATH";
+  f.value = std::string(200000, ':') + "é";
+  f.line = 7;
+  REQUIRE_NOTHROW(db->add_fact(b, "a2pod-n042", f, mid));
+  Event e;
+  e.line = 3;
+  e.severity = Severity::error;
+  e.time.clock = Clock::host_local;
+  const std::string traceback = "Traceback (most recent call last):\n" + std::string(150000, 'x');
+  e.text = traceback;  // a view
+  REQUIRE_NOTHROW(db->add_event(b, mid, "a2pod-n042", e));
+  db->finish_load(b, std::string(64, 'c'), 1, 1, 1);
+  db->mark_complete(b);
+
+  const std::string v = text_of(db->handle(), "SELECT value FROM facts");
+  CHECK(v.size() == 25000);  // a quarter of the limit: a row holds an event's text twice
+  CHECK(v.substr(v.size() - std::string(kCutMarker).size()) == kCutMarker);
+  CHECK(v.substr(0, 100) == std::string(100, ':'));
+  const std::string t = text_of(db->handle(), "SELECT text FROM events");
+  CHECK(t.size() == 25000);
+  CHECK(t.rfind("Traceback (most recent call last):\nxxx", 0) == 0);
+  // one warning per cut value, naming the member's file and what was cut
+  CHECK(count(db->handle(), "SELECT count(*) FROM warnings WHERE member='" +
+                                std::string(kEnvironPath) + "' AND message LIKE '[store-cut]%'") ==
+        2);
+  CHECK(count(db->handle(),
+              "SELECT count(*) FROM warnings WHERE message LIKE '[store-cut] fact "
+              "env.LD_LIBRARY_PATH of line 7: 200002 bytes, cut to %'") == 1);
+  CHECK(count(db->handle(),
+              "SELECT count(*) FROM warnings WHERE message LIKE "
+              "'[store-cut] an event''s text of line 3: %'") == 1);
+  db.reset();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
+}
+
+TEST_CASE("text values are bounded at 16 MiB whatever SQLite accepts") {
+  const auto p = temp_db("cut16");
+  auto db = store::Db::open(p);
+  const int64_t b = db->begin_bundle({"/data/node07.tar.zst", "node07.tar.zst", "{}"});
+  store::MemberRow m;
+  m.path = kEnvironPath;
+  m.kind = "environ";
+  m.kind_reason = "path";
+  m.sha256 = std::string(64, 'e');
+  const int64_t mid = db->add_member(b, m);
+  Fact f;
+  f.name = "env.PATH";
+  f.value = std::string((16 << 20) + 1, '/');
+  db->add_fact(b, "a2pod-n042", f, mid);
+  f.name = "env.HOME";
+  f.value = std::string(16 << 20, '/');  // at the bound: kept whole
+  db->add_fact(b, "a2pod-n042", f, mid);
+  db->finish_load(b, std::string(64, 'd'), 1, 1, 1);
+  CHECK(count(db->handle(), "SELECT length(value) FROM facts WHERE name='env.PATH'") == 16 << 20);
+  CHECK(count(db->handle(), "SELECT length(value) FROM facts WHERE name='env.HOME'") == 16 << 20);
+  CHECK(text_of(db->handle(), "SELECT substr(value, -20) FROM facts WHERE name='env.PATH'") ==
+        std::string(kCutMarker).substr(std::string(kCutMarker).size() - 20));
+  CHECK(count(db->handle(), "SELECT count(*) FROM warnings WHERE message LIKE '[store-cut]%'") ==
+        1);
+  db.reset();
+  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
+}

@@ -195,7 +195,20 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
 }
 
 void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts,
-                const std::vector<TRow>& timeline) {
+                const std::vector<TRow>& timeline, const std::vector<std::string>& skipped) {
+  // What the load's bounds left out goes with the bundle's warnings (the report lists them), as
+  // the correlator's own rows: replaced on each run.
+  detail::Stmt del_w(db,
+                     "DELETE FROM warnings WHERE bundle_id = ? AND member = '' AND "
+                     "message LIKE '[correlate-limit]%'");
+  del_w.bind(1, bundle_id);
+  del_w.step();
+  detail::Stmt ins_w(db, "INSERT INTO warnings (bundle_id, member, message) VALUES (?, '', ?)");
+  for (const auto& w : skipped) {
+    ins_w.reset();
+    ins_w.bind(1, bundle_id).bind(2, w);
+    ins_w.step();
+  }
   detail::Stmt del_ev(db,
                       "DELETE FROM finding_evidence WHERE finding_id IN (SELECT id FROM findings "
                       "WHERE bundle_id = ?)");
@@ -393,7 +406,7 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules) 
   const auto timeline = build_timeline(db, bundle_id, ranked);
   detail::exec(db, "SAVEPOINT faultline_correlate");
   try {
-    write_rows(db, bundle_id, ranked, timeline);
+    write_rows(db, bundle_id, ranked, timeline, data->skipped);
   } catch (...) {
     detail::exec(db, "ROLLBACK TO faultline_correlate");
     detail::exec(db, "RELEASE faultline_correlate");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "faultline/core/time.hpp"
 #include "sql.hpp"
@@ -16,6 +17,9 @@ constexpr size_t kMaxMemberText = 64u << 20;   // bytes of one member's text we 
 constexpr size_t kMaxLine = 4000;              // characters kept of one evidence line
 constexpr size_t kMaxHitsPerSignature = 5000;  // hits of one signature on one host the rules see
 constexpr size_t kMaxHits = 200000;            // hits the rules see in all
+constexpr size_t kMaxFactsPerName = 65536;     // facts of one name on one host the rules see
+constexpr size_t kMaxFacts = 200000;           // facts the rules see in all
+constexpr size_t kMaxSkipWarnings = 50;        // warnings naming what was skipped, then a total
 
 std::map<std::string, std::string> parse_captures(const std::string& s) {
   std::map<std::string, std::string> out;
@@ -32,6 +36,42 @@ std::string first_line(std::string s) {
   if (!s.empty() && s.back() == '\r') s.pop_back();
   if (s.size() > kMaxLine) s.resize(kMaxLine);
   return s;
+}
+
+// Rows the bounds left out, per (host, name): `total` counts every row of the bundle, `loaded` the
+// ones read. One warning per (host, name) with something skipped, the largest first, at most
+// kMaxSkipWarnings, then one with the rest.
+void note_skipped(std::vector<std::string>& out,
+                  const std::map<std::pair<std::string, std::string>, int64_t>& total,
+                  const std::map<std::pair<std::string, std::string>, int64_t>& loaded,
+                  const std::string& what, const std::string& bounds) {
+  std::vector<std::tuple<int64_t, int64_t, std::string, std::string>>
+      rows;  // skipped, total, host, name
+  for (const auto& [key, n] : total) {
+    const auto it = loaded.find(key);
+    const int64_t got = it == loaded.end() ? 0 : it->second;
+    if (n > got) rows.emplace_back(n - got, n, key.first, key.second);
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) > std::get<0>(b);
+    return std::tie(std::get<2>(a), std::get<3>(a)) < std::tie(std::get<2>(b), std::get<3>(b));
+  });
+  int64_t rest = 0, rest_groups = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [skipped, n, host, name] = rows[i];
+    if (i < kMaxSkipWarnings) {
+      out.push_back("[correlate-limit] host " + host + ", " + what + " " + name + ": " +
+                    std::to_string(skipped) + " of " + std::to_string(n) +
+                    " not seen by the diagnoses (" + bounds + ")");
+    } else {
+      rest += skipped;
+      ++rest_groups;
+    }
+  }
+  if (rest > 0)
+    out.push_back("[correlate-limit] " + std::to_string(rest) + " more " + what + " rows of " +
+                  std::to_string(rest_groups) + " other (host, " + what +
+                  ") pairs not seen by the diagnoses (" + bounds + ")");
 }
 
 }  // namespace
@@ -76,14 +116,45 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
       h.sev_rank = static_cast<int>(st.i64(12));
       data->hits.push_back(std::move(h));
     }
+    // What the bounds left out, named per (host, signature) in the warnings of the bundle.
+    std::map<std::pair<std::string, std::string>, int64_t> total, loaded;
+    for (const auto& h : data->hits) ++loaded[{h.host, h.signature}];
+    // Nothing can be missing unless a pair reached its bound or the total was reached.
+    const bool full = data->hits.size() >= kMaxHits;
+    if (full || std::any_of(loaded.begin(), loaded.end(), [](const auto& p) {
+          return p.second >= static_cast<int64_t>(kMaxHitsPerSignature);
+        })) {
+      Stmt cnt(
+          db,
+          "SELECT e.host, h.signature, count(*) FROM hits h JOIN events e ON e.id = h.event_id "
+          "WHERE h.bundle_id = ? AND h.signature IN (SELECT value FROM json_each(?)) "
+          "GROUP BY e.host, h.signature HAVING count(*) > ?");
+      cnt.bind(1, bundle_id).bind(2, nlohmann::json(signatures).dump());
+      // Only the pairs that can have lost hits: above the per-pair bound, or any when the total
+      // bound was reached.
+      cnt.bind(3, full ? int64_t{0} : static_cast<int64_t>(kMaxHitsPerSignature));
+      while (cnt.step()) total[{cnt.str(0), cnt.str(1)}] = cnt.i64(2);
+    }
+    note_skipped(data->skipped, total, loaded, "signature",
+                 "at most " + std::to_string(kMaxHitsPerSignature) +
+                     " hits per host and signature, the first in time order, and " +
+                     std::to_string(kMaxHits) + " in all");
   }
   {
+    // Bounded like the hits (one fact per line of a huge maps file must not all be held): the
+    // first kMaxFactsPerName of each (host, name) in file/line order, at most kMaxFacts in all,
+    // taken round by round (every pair's first fact before any pair's second), so that a flood of
+    // one name never pushes out the few facts of another.
     Stmt st(db,
-            "SELECT f.id, f.host, f.name, f.value, COALESCE(f.member_id, 0), f.line, "
-            "COALESCE(m.path, ''), COALESCE(m.kind, '') FROM facts f "
-            "LEFT JOIN members m ON m.id = f.member_id WHERE f.bundle_id = ? "
-            "ORDER BY f.host, f.name, m.path, f.line, f.value, f.id");
-    st.bind(1, bundle_id);
+            "SELECT id, host, name, value, mid, line, path, kind FROM ("
+            "SELECT f.id AS id, f.host AS host, f.name AS name, f.value AS value, "
+            "COALESCE(f.member_id, 0) AS mid, f.line AS line, COALESCE(m.path, '') AS path, "
+            "COALESCE(m.kind, '') AS kind, ROW_NUMBER() OVER (PARTITION BY f.host, f.name "
+            "ORDER BY m.path, f.line, f.value, f.id) AS rn FROM facts f "
+            "LEFT JOIN members m ON m.id = f.member_id WHERE f.bundle_id = ?) WHERE rn <= ? "
+            "ORDER BY rn, host, name LIMIT ?");
+    st.bind(1, bundle_id).bind(2, static_cast<int64_t>(kMaxFactsPerName));
+    st.bind(3, static_cast<int64_t>(kMaxFacts));
     while (st.step()) {
       FactRow f;
       f.id = st.i64(0);
@@ -96,6 +167,28 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
       f.kind = st.str(7);
       data->facts.push_back(std::move(f));
     }
+    // In host, name, file, line order again (what the conditions see).
+    std::sort(data->facts.begin(), data->facts.end(), [](const FactRow& a, const FactRow& b) {
+      return std::tie(a.host, a.name, a.member, a.line, a.value, a.id) <
+             std::tie(b.host, b.name, b.member, b.line, b.value, b.id);
+    });
+    std::map<std::pair<std::string, std::string>, int64_t> total, loaded;
+    for (const auto& f : data->facts) ++loaded[{f.host, f.name}];
+    const bool full = data->facts.size() >= kMaxFacts;
+    if (full || std::any_of(loaded.begin(), loaded.end(), [](const auto& p) {
+          return p.second >= static_cast<int64_t>(kMaxFactsPerName);
+        })) {
+      Stmt cnt(db,
+               "SELECT host, name, count(*) FROM facts WHERE bundle_id = ? GROUP BY host, name "
+               "HAVING count(*) > ?");
+      cnt.bind(1, bundle_id);
+      cnt.bind(2, full ? int64_t{0} : static_cast<int64_t>(kMaxFactsPerName));
+      while (cnt.step()) total[{cnt.str(0), cnt.str(1)}] = cnt.i64(2);
+    }
+    note_skipped(data->skipped, total, loaded, "fact",
+                 "at most " + std::to_string(kMaxFactsPerName) +
+                     " facts per host and name, the first in file and line order, and " +
+                     std::to_string(kMaxFacts) + " in all");
   }
   std::set<std::string> names;
   {

@@ -40,6 +40,9 @@ struct BundleData {
   std::vector<HitRow> hits;
   std::vector<FactRow> facts;
   std::vector<HostData> hosts;  // sorted by name
+  // What the load's bounds left out (hits per host and signature, facts per host and name), as
+  // "[correlate-limit] ..." warnings for the bundle's warnings table.
+  std::vector<std::string> skipped;
 };
 
 // Throws std::runtime_error on SQL errors. Only hits of `signatures` are read (the ones the

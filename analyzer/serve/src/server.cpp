@@ -277,6 +277,47 @@ class ReadDb {
   sqlite3* db_ = nullptr;
 };
 
+// The HTTP server, with its request processing (protected in cpp-httplib) reachable for
+// Server::handle_connection_bytes.
+class HttpServer : public httplib::Server {
+ public:
+  using httplib::Server::process_request;
+};
+
+// One connection's bytes in memory: reads consume `in`, writes append to `out`.
+class MemoryStream : public httplib::Stream {
+ public:
+  explicit MemoryStream(std::string_view in) : in_(in) {}
+  bool is_readable() const override { return pos_ < in_.size(); }
+  bool is_writable() const override { return true; }
+  ssize_t read(char* ptr, size_t size) override {
+    const size_t n = std::min(size, in_.size() - pos_);
+    std::copy_n(in_.data() + pos_, n, ptr);
+    pos_ += n;
+    return static_cast<ssize_t>(n);
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    out_.append(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = "127.0.0.1";
+    port = 0;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip = "127.0.0.1";
+    port = 0;
+  }
+  socket_t socket() const override { return INVALID_SOCKET; }
+  bool exhausted() const { return pos_ >= in_.size(); }
+  std::string take_output() { return std::move(out_); }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+  std::string out_;
+};
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -299,7 +340,7 @@ struct Server::Impl {
   std::mutex migrate_mu;  // upgrades of an old analysis database, one at a time
   Recovery recovery;
 
-  httplib::Server http;
+  HttpServer http;
 
   explicit Impl(Config c) : cfg(std::move(c)) {}
 
@@ -1078,6 +1119,17 @@ const Config& Server::config() const {
 Server::Recovery Server::recovery() const {
   std::lock_guard<std::mutex> lk(impl_->mu);
   return impl_->recovery;
+}
+
+std::string Server::handle_connection_bytes(std::string_view bytes) {
+  MemoryStream strm(bytes);
+  bool closed = false;
+  // As a keep-alive connection: requests one after the other until the client's bytes end or a
+  // response closes the connection.
+  while (!closed && !strm.exhausted()) {
+    if (!impl_->http.process_request(strm, false, closed, nullptr)) break;
+  }
+  return strm.take_output();
 }
 
 }  // namespace faultline::serve

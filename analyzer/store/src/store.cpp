@@ -38,6 +38,31 @@ const std::string& index_sql() {
   return empty;
 }
 
+// Longest text value stored (docs/fuzzing.md, "Bounds"): 16 MiB, or a quarter of SQLite's length
+// limit when that is lower. Above SQLite's limit a bind fails and leaves NULL (a NOT NULL
+// constraint error that failed the whole analysis); above 2 GiB the int length of sqlite3_bind_*
+// overflows.
+constexpr size_t kMaxTextBytes = size_t{16} << 20;
+constexpr std::string_view kCutMarker = " [... cut by faultline: value above the 16 MiB bound]";
+
+size_t max_text_bytes(sqlite3* db) {
+  // SQLite's limit also bounds a whole row, and an event row holds its text twice (message, text)
+  const int limit = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
+  const size_t sqlite_max = std::max<size_t>(static_cast<size_t>(std::max(limit, 0)) / 4, 4096);
+  return std::min(kMaxTextBytes, sqlite_max);
+}
+
+bool blob_fits(sqlite3* db, size_t n) {
+  return n <= static_cast<size_t>(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1));
+}
+
+// The largest n' <= n that does not split a UTF-8 sequence of s.
+size_t utf8_cut(std::string_view s, size_t n) {
+  if (n >= s.size()) return s.size();
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) : db_(db) {
@@ -53,20 +78,28 @@ class Stmt {
   }
   // Text and blobs are bound without a copy (SQLITE_STATIC): callers keep the data alive until
   // run()/insert(), which steps, resets and clears the bindings before returning.
+  // A text above max_text_bytes() is cut to it (at a UTF-8 boundary) and ends with kCutMarker;
+  // cut() then says how long the longest cut value was, for the caller's warning.
   Stmt& bind(int i, std::string_view v) {
+    if (v.size() > max_text_bytes(db_)) return bind_cut(i, v);
     sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
     return *this;
   }
   Stmt& bind_text_utf8(int i, std::string_view v) {
+    if (v.size() > max_text_bytes(db_)) return bind_cut(i, v);
     if (text::valid_utf8(v)) return bind(i, v);
     const std::string fixed = text::sanitize_utf8(v);  // a temporary: SQLite copies it
+    if (fixed.size() > max_text_bytes(db_)) return bind_cut(i, fixed);
     sqlite3_bind_text(s_, i, fixed.data(), static_cast<int>(fixed.size()), SQLITE_TRANSIENT);
     return *this;
   }
+  // Blobs are not cut (a cut zstd frame is no frame); callers check blob_fits() first.
   Stmt& bind_blob(int i, std::string_view v) {
     sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
     return *this;
   }
+  // Bytes of the longest value cut since the last take_cut() (0: none).
+  uint64_t take_cut() { return std::exchange(cut_, 0); }
   Stmt& null(int i) {
     sqlite3_bind_null(s_, i);
     return *this;
@@ -82,10 +115,29 @@ class Stmt {
     run();
     return sqlite3_last_insert_rowid(db_);
   }
+  // Reads (small lookups): step() then the columns; the statement is finalised with the Stmt.
+  bool step() { return sqlite3_step(s_) == SQLITE_ROW; }
+  int64_t i64(int col) { return sqlite3_column_int64(s_, col); }
+  std::string text(int col) {
+    const auto* p = sqlite3_column_text(s_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<size_t>(sqlite3_column_bytes(s_, col)))
+             : std::string();
+  }
 
  private:
+  Stmt& bind_cut(int i, std::string_view v) {
+    const size_t keep = max_text_bytes(db_) - kCutMarker.size();
+    std::string c = text::sanitize_utf8(v.substr(0, utf8_cut(v, keep)));
+    if (c.size() > keep) c.resize(utf8_cut(c, keep));
+    c += kCutMarker;
+    sqlite3_bind_text(s_, i, c.data(), static_cast<int>(c.size()), SQLITE_TRANSIENT);
+    cut_ = std::max<uint64_t>(cut_, v.size());
+    return *this;
+  }
   sqlite3* db_;
   sqlite3_stmt* s_ = nullptr;
+  uint64_t cut_ = 0;
 };
 
 std::string now_utc() {
@@ -260,7 +312,32 @@ void Db::update_member(int64_t member, const MemberRow& m) {
 }
 
 void Db::add_member_text(int64_t member, std::string_view data, std::string_view encoding) {
+  if (!blob_fits(db_, data.size())) {
+    note_cut(member, "[store-cut] the member's text (" + std::to_string(data.size()) + " bytes, " +
+                         std::string(encoding) + ") is above SQLite's length limit: not stored");
+    return;
+  }
   st_->text.bind(1, member).bind(2, encoding).bind_blob(3, data).run();
+}
+
+void Db::note_cut(int64_t member, const std::string& message) {
+  std::string path;
+  int64_t bundle = 0;
+  {
+    Stmt s(db_, "SELECT path, bundle_id FROM members WHERE id=?");
+    s.bind(1, member);
+    if (s.step()) {
+      path = s.text(0);
+      bundle = s.i64(1);
+    }
+  }
+  if (bundle > 0) add_warning(bundle, Warning{path, message});
+}
+
+std::string Db::cut_message(std::string_view what, int64_t line, uint64_t bytes) const {
+  return "[store-cut] " + std::string(what) + (line > 0 ? " of line " + std::to_string(line) : "") +
+         ": " + std::to_string(bytes) + " bytes, cut to " + std::to_string(max_text_bytes(db_)) +
+         " (the longest text stored)";
 }
 
 int64_t Db::add_event(int64_t bundle, int64_t member, std::string_view host, const Event& e) {
@@ -306,7 +383,10 @@ int64_t Db::add_event(int64_t bundle, int64_t member, std::string_view host, con
     s.null(18);
   s.bind_text_utf8(19, e.message.empty() ? e.text : e.message);
   s.bind_text_utf8(20, e.text);
-  return s.insert();
+  const int64_t id = s.insert();
+  if (const uint64_t cut = s.take_cut(); cut > 0)
+    note_cut(member, cut_message("an event's text", int64_t{e.line}, cut));
+  return id;
 }
 
 int64_t Db::civil_ns(int year, const RawTime& t) {
@@ -315,7 +395,15 @@ int64_t Db::civil_ns(int year, const RawTime& t) {
 
 void Db::add_hit(int64_t bundle, int64_t event, std::string_view signature,
                  std::string_view captures_json) {
-  st_->hit.bind(1, bundle).bind(2, event).bind(3, signature).bind_text_utf8(4, captures_json).run();
+  auto& s = st_->hit;
+  s.bind(1, bundle).bind(2, event).bind(3, signature).bind_text_utf8(4, captures_json).run();
+  if (const uint64_t cut = s.take_cut(); cut > 0) {
+    Stmt m(db_, "SELECT member_id, line FROM events WHERE id=?");
+    m.bind(1, event);
+    if (m.step())
+      note_cut(m.i64(0),
+               cut_message("the captures of a " + std::string(signature) + " hit", m.i64(1), cut));
+  }
 }
 
 void Db::add_fact(int64_t bundle, std::string_view host, const Fact& f, int64_t member) {
@@ -326,6 +414,13 @@ void Db::add_fact(int64_t bundle, std::string_view host, const Fact& f, int64_t 
   else
     s.null(5);
   s.bind(6, int64_t{f.line}).run();
+  if (const uint64_t cut = s.take_cut(); cut > 0) {
+    const std::string what = "fact " + f.name.substr(0, 200);
+    if (member > 0)
+      note_cut(member, cut_message(what, int64_t{f.line}, cut));
+    else
+      add_warning(bundle, Warning{"", cut_message(what, int64_t{f.line}, cut)});
+  }
 }
 
 void Db::add_warning(int64_t bundle, const Warning& w) {

@@ -86,6 +86,13 @@ class Server {
   };
   Recovery recovery() const;
 
+  // Test seam (fuzz/harness/serve.cpp): handles `bytes` as what a client sent on one connection
+  // (one or more HTTP/1.1 requests, then end of input) and returns what the server wrote back.
+  // The bytes go through the same request parsing, pre-routing (token check, method filter),
+  // routes and upload streaming as a socket's bytes; only accept() and the connection threads are
+  // left out. Analyses of uploads are queued as usual (wait_idle() to let them end).
+  std::string handle_connection_bytes(std::string_view bytes);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

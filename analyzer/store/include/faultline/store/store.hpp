@@ -59,7 +59,10 @@ class Db {
   int64_t begin_bundle(const BundleInfo& info);
   int64_t add_member(int64_t bundle, const MemberRow& m);
   void update_member(int64_t member, const MemberRow& m);
-  // data is stored as given; encoding says what it is: "plain" or "zstd" (a zstd frame).
+  // Text values (event text, fact values, captures, names) above 16 MiB (or a quarter of SQLite's
+  // length limit when lower) are cut to it, end with a marker, and add a "[store-cut]" warning
+  // naming the file. data is stored as given; encoding says what it is: "plain" or "zstd" (a zstd
+  // frame). Above SQLite's length limit it is not stored ("[store-cut]" warning).
   void add_member_text(int64_t member, std::string_view data, std::string_view encoding);
   int64_t add_event(int64_t bundle, int64_t member, std::string_view host, const Event& e);
   void add_hit(int64_t bundle, int64_t event, std::string_view signature,
@@ -82,6 +85,10 @@ class Db {
  private:
   explicit Db(sqlite3* db);
   static int64_t civil_ns(int year, const RawTime& t);
+  // A value of `member` was cut or not stored (values above the text bound): a warning naming
+  // the member's file.
+  void note_cut(int64_t member, const std::string& message);
+  std::string cut_message(std::string_view what, int64_t line, uint64_t bytes) const;
   struct Stmts;
   sqlite3* db_;
   std::unique_ptr<Stmts> st_;
