@@ -15,20 +15,9 @@
 #include <sstream>
 #include <thread>
 
+#include "faultline/core/sanitizer.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/serve/serve.hpp"
-
-// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__, clang has __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-#define FL_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FL_ASAN 1
-#endif
-#endif
-#ifndef FL_ASAN
-#define FL_ASAN 0
-#endif
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
