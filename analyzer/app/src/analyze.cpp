@@ -343,7 +343,7 @@ class Pipeline::Sink final : public parse::Sink {
     if (e.time.has_civil())
       note_time(e);
     else if (e.time.has_uptime())
-      p_.roots_[root_].same.add(e);  // plain dmesg: the uptime of a line host_kernel.log dates
+      root_info().same.add(e);  // plain dmesg: the uptime of a line host_kernel.log dates
     const uint32_t first = e.line;
     const uint32_t last = e.line + (e.line_count == 0 ? 0 : e.line_count - 1);
     // hits on the event's lines
@@ -427,7 +427,7 @@ class Pipeline::Sink final : public parse::Sink {
   }
 
   void note_time(const Event& e) {
-    auto& root = p_.roots_[root_];
+    RootInfo& root = root_info();
     if (e.time.year >= 2000 && (e.time.clock == Clock::host_local || e.time.clock == Clock::utc)) {
       const int64_t n = clock::naive_ns(e.time);
       if (root.reference_naive == kNoTime || n > root.reference_naive) root.reference_naive = n;
@@ -438,7 +438,14 @@ class Pipeline::Sink final : public parse::Sink {
     if (e.time.has_uptime() || ep) root.anchors.push_back(Anchor{e.time, ep});
   }
 
+  // the member's root in p_.roots_, looked up once (std::map nodes do not move)
+  RootInfo& root_info() {
+    if (root_info_ == nullptr) root_info_ = &p_.roots_[root_];
+    return *root_info_;
+  }
+
   Pipeline& p_;
+  RootInfo* root_info_ = nullptr;
   int64_t member_;
   std::string root_;
   std::string_view kind_;
