@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,25 +26,10 @@ const char* kSyslog =
     "May  8 02:28:01 ubuntu78 kernel: [23645.213796] devdrv_device_driver 0000:03:00.4: enabling "
     "device (0000 -> 0002)\n";
 
-class TempDir {
+// the shared temporary directory, named for this test area
+class TempDir : public faultline::test::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "faultline-cli-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : faultline::test::TempDir("faultline-cli-test", true) {}
 };
 
 std::string slurp(const fs::path& p) {
@@ -62,7 +49,7 @@ struct Run {
 };
 
 // Runs `faultline ARGS` (stdout to /dev/null unless redirected in args), stderr captured.
-Run faultline(const TempDir& t, const std::string& args, const std::string& prefix = "") {
+Run run_faultline(const TempDir& t, const std::string& args, const std::string& prefix = "") {
   const fs::path err = t.path() / "stderr.txt";
   const std::string cmd = prefix + "'" FAULTLINE_BINARY "' " + args + " > /dev/null 2> " + q(err);
   const int rc = std::system(cmd.c_str());
@@ -107,7 +94,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
   const std::string cache = " --cache-dir " + q(fs::current_path() / "cli-test-cache");
 
   SECTION("missing file") {
-    const Run r = faultline(t, "analyze -q " + q(d / "node07.tar.zst") + cache);
+    const Run r = run_faultline(t, "analyze -q " + q(d / "node07.tar.zst") + cache);
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "node07.tar.zst").string() + ": no such file or directory"));
     check_clean(r);
@@ -115,7 +102,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
   SECTION("a directory without files (e.g. a folder of empty node folders)") {
     fs::create_directories(d / "bundles" / "node01");
     fs::create_directories(d / "bundles" / "node02");
-    const Run r = faultline(t, "analyze -q " + q(d / "bundles") + cache);
+    const Run r = run_faultline(t, "analyze -q " + q(d / "bundles") + cache);
     CHECK(r.code == 3);
     CHECK(contains(r.err,
                    (d / "bundles").string() + ": no file to analyse (a directory without files)"));
@@ -123,7 +110,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
   }
   SECTION("an empty file (a failed collection): nothing to analyse is not a healthy node") {
     write(d / "node07.tar.gz", "");
-    const Run r = faultline(t, "analyze -q " + q(d / "node07.tar.gz") + cache);
+    const Run r = run_faultline(t, "analyze -q " + q(d / "node07.tar.gz") + cache);
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "node07.tar.gz").string() +
                               ": the file is empty (0 bytes): nothing to analyse"));
@@ -132,7 +119,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
   SECTION("a named pipe is refused at once instead of waiting for a writer") {
     REQUIRE(::mkfifo((d / "node07.tar").c_str(), 0600) == 0);
     // (without the check it would block on open: timeout(1) ends it, exit 124)
-    const Run r = faultline(t, "analyze -q " + q(d / "node07.tar") + cache, "timeout 120 ");
+    const Run r = run_faultline(t, "analyze -q " + q(d / "node07.tar") + cache, "timeout 120 ");
     CHECK(r.code == 3);
     CHECK(contains(r.err,
                    (d / "node07.tar").string() + ": a named pipe, not a bundle file or directory"));
@@ -142,7 +129,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
     std::string bin(4096, '\0');
     for (size_t i = 0; i < bin.size(); ++i) bin[i] = static_cast<char>((i * 7919) % 251);
     write(d / "node07.bin", bin);
-    const Run r = faultline(t, "analyze -q " + q(d / "node07.bin") + cache);
+    const Run r = run_faultline(t, "analyze -q " + q(d / "node07.bin") + cache);
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "node07.bin").string() + ": not a bundle"));
     check_clean(r);
@@ -155,7 +142,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
     const std::string full = slurp(d / "full.tar.zst");
     REQUIRE(full.size() > 60);
     write(d / "node07.tar.zst", full.substr(0, 60));
-    const Run r = faultline(t, "analyze -q " + q(d / "node07.tar.zst") + cache);
+    const Run r = run_faultline(t, "analyze -q " + q(d / "node07.tar.zst") + cache);
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "node07.tar.zst").string() + ": cannot read the archive"));
     check_clean(r);
@@ -169,15 +156,15 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
       if (std::system("command -v setpriv > /dev/null 2>&1") != 0) return;
       prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
     }
-    const Run r = faultline(t, "analyze -q --no-cache " + q(d / "syslog"), prefix);
+    const Run r = run_faultline(t, "analyze -q --no-cache " + q(d / "syslog"), prefix);
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "syslog").string() + ": cannot open: Permission denied"));
     check_clean(r);
   }
   SECTION("--db in a directory that does not exist: usage error before any work") {
     write(d / "syslog", kSyslog);
-    const Run r =
-        faultline(t, "analyze -q " + q(d / "syslog") + " --db " + q(d / "nowhere/case.db") + cache);
+    const Run r = run_faultline(
+        t, "analyze -q " + q(d / "syslog") + " --db " + q(d / "nowhere/case.db") + cache);
     CHECK(r.code == 2);
     CHECK(contains(r.err, "--db: " + (d / "nowhere/case.db").string() + ": the directory " +
                               (d / "nowhere").string() + " does not exist"));
@@ -188,7 +175,7 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
     REQUIRE(exec_sql(d / "other.db", "CREATE TABLE inventory(host TEXT)") == SQLITE_OK);
     const std::string before = slurp(d / "other.db");
     const Run r =
-        faultline(t, "analyze -q " + q(d / "syslog") + " --db " + q(d / "other.db") + cache);
+        run_faultline(t, "analyze -q " + q(d / "syslog") + " --db " + q(d / "other.db") + cache);
     CHECK(r.code == 2);
     CHECK(contains(r.err,
                    (d / "other.db").string() + ": a SQLite database not written by faultline"));
@@ -198,14 +185,14 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
   SECTION("-o in a directory that does not exist: usage error before any work") {
     write(d / "syslog", kSyslog);
     const Run r =
-        faultline(t, "analyze -q " + q(d / "syslog") + " -o " + q(d / "nowhere/r.md") + cache);
+        run_faultline(t, "analyze -q " + q(d / "syslog") + " -o " + q(d / "nowhere/r.md") + cache);
     CHECK(r.code == 2);
     CHECK(contains(r.err, (d / "nowhere/r.md").string() + ": the directory"));
     check_clean(r);
   }
   SECTION("--format bogus") {
     write(d / "syslog", kSyslog);
-    const Run r = faultline(t, "analyze -q " + q(d / "syslog") + " --format bogus" + cache);
+    const Run r = run_faultline(t, "analyze -q " + q(d / "syslog") + " --format bogus" + cache);
     CHECK(r.code == 2);
     CHECK(contains(r.err, "--format: 'bogus' is not one of md, json, html"));
     check_clean(r);
@@ -218,21 +205,21 @@ TEST_CASE("report: wrong databases are input errors (3) that say what the file i
   const std::string cache = " --cache-dir " + q(fs::current_path() / "cli-test-cache");
 
   SECTION("missing database") {
-    const Run r = faultline(t, "report --db " + q(d / "case.db"));
+    const Run r = run_faultline(t, "report --db " + q(d / "case.db"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "case.db").string() + ": no such file"));
     check_clean(r);
   }
   SECTION("a file that is not SQLite") {
     write(d / "case.db", "[Driver] [2025-03-31 09:51:20] [INFO]Start time: 2025-03-31 09:51:20\n");
-    const Run r = faultline(t, "report --db " + q(d / "case.db"));
+    const Run r = run_faultline(t, "report --db " + q(d / "case.db"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "case.db").string() + ": not a SQLite database"));
     check_clean(r);
   }
   SECTION("an empty file is not turned into a database") {
     write(d / "case.db", "");
-    const Run r = faultline(t, "report --db " + q(d / "case.db"));
+    const Run r = run_faultline(t, "report --db " + q(d / "case.db"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "case.db").string() + ": an empty database"));
     CHECK(fs::file_size(d / "case.db") == 0);
@@ -240,19 +227,18 @@ TEST_CASE("report: wrong databases are input errors (3) that say what the file i
   }
   SECTION("the database of a run that was killed") {
     write(d / "syslog", kSyslog);
-    REQUIRE(
-        faultline(t, "analyze -q " + q(d / "syslog") + " --db " + q(d / "case.db") + cache).code ==
-        0);
+    REQUIRE(run_faultline(t, "analyze -q " + q(d / "syslog") + " --db " + q(d / "case.db") + cache)
+                .code == 0);
     // what a kill before the end leaves: the bundle row still 'running'
     REQUIRE(exec_sql(d / "case.db", "UPDATE bundles SET status='running'") == SQLITE_OK);
-    const Run r = faultline(t, "report --db " + q(d / "case.db"));
+    const Run r = run_faultline(t, "report --db " + q(d / "case.db"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, "1 analysis(es) in " + (d / "case.db").string() + " did not complete"));
     CHECK(contains(r.err, (d / "case.db").string() + ": no complete analysis in this database"));
     check_clean(r);
   }
   SECTION("--format bogus") {
-    const Run r = faultline(t, "report --db " + q(d / "case.db") + " --format bogus");
+    const Run r = run_faultline(t, "report --db " + q(d / "case.db") + " --format bogus");
     CHECK(r.code == 2);
     check_clean(r);
   }
@@ -263,7 +249,7 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
   const fs::path d = t.path();
   SECTION("fleet over a directory without bundles") {
     fs::create_directories(d / "job42");
-    const Run r = faultline(t, "fleet --no-cache " + q(d / "job42"));
+    const Run r = run_faultline(t, "fleet --no-cache " + q(d / "job42"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "job42").string() + ": no file to analyse"));
     CHECK(contains(r.err, "no bundle could be read"));
@@ -272,20 +258,20 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
   SECTION("fleet -q (as analyze -q): quiet, yet a skipped bundle is still named") {
     write(d / "job42" / "node01" / "var" / "log" / "syslog", kSyslog);
     write(d / "job42" / "node02.tar.gz", "");
-    const Run r = faultline(t, "fleet -q --no-cache " + q(d / "job42"));
+    const Run r = run_faultline(t, "fleet -q --no-cache " + q(d / "job42"));
     CHECK(r.code == 0);
     CHECK(contains(r.err, "skipped " + (d / "job42" / "node02.tar.gz").string()));
     check_clean(r);
   }
   SECTION("fleet over a missing input") {
-    const Run r = faultline(t, "fleet --no-cache " + q(d / "job42"));
+    const Run r = run_faultline(t, "fleet --no-cache " + q(d / "job42"));
     CHECK(r.code == 2);
     CHECK(contains(r.err, (d / "job42").string() + ": no such file or directory"));
     check_clean(r);
   }
   SECTION("import-faultdiag of a file that is not JSON") {
     write(d / "kg-config.json", "not json at all\n");
-    const Run r = faultline(t, "rules import-faultdiag " + q(d / "kg-config.json"));
+    const Run r = run_faultline(t, "rules import-faultdiag " + q(d / "kg-config.json"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "kg-config.json").string() + ": "));
     CHECK_FALSE(contains(r.err, "[json."));
@@ -298,7 +284,7 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
     for (const std::string& cmd :
          std::vector<std::string>{"rules test", "analyze -q --no-cache " + q(d / "syslog")}) {
       INFO(cmd);
-      const Run r = faultline(t, cmd + " --rules " + q(d / "site"));
+      const Run r = run_faultline(t, cmd + " --rules " + q(d / "site"));
       CHECK(r.code == 2);
       CHECK(contains(r.err, (d / "site/signatures/svm.yaml").string() + ":"));
       CHECK_FALSE(contains(r.err, "(built-in)"));
@@ -306,7 +292,7 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
     }
   }
   SECTION("import-faultdiag of a missing file") {
-    const Run r = faultline(t, "rules import-faultdiag " + q(d / "kg-config.json"));
+    const Run r = run_faultline(t, "rules import-faultdiag " + q(d / "kg-config.json"));
     CHECK(r.code == 3);
     CHECK(contains(r.err, (d / "kg-config.json").string() + ": no such file"));
     check_clean(r);
@@ -320,13 +306,13 @@ TEST_CASE("--rules DIR: only signatures that really differ are reported as overr
   const fs::path src = fs::path(FAULTLINE_SOURCE_DIR) / "rules";
   // a site copy of the built-in rules: same definitions, so no warning at all
   fs::copy(src, d / "site", fs::copy_options::recursive);
-  Run r = faultline(t, "rules lint --rules " + q(d / "site"));
+  Run r = run_faultline(t, "rules lint --rules " + q(d / "site"));
   CHECK(r.code == 0);
   CHECK_FALSE(contains(r.err, "overrides"));
 
   // `--rules DIR BUNDLE`: the bundle is not taken for a second rules directory
   write(d / "syslog", kSyslog);
-  r = faultline(t, "analyze -q --no-cache --rules " + q(d / "site") + " " + q(d / "syslog"));
+  r = run_faultline(t, "analyze -q --no-cache --rules " + q(d / "site") + " " + q(d / "syslog"));
   CHECK(r.code == 0);
   CHECK(r.err.empty());
 
@@ -338,7 +324,7 @@ TEST_CASE("--rules DIR: only signatures that really differ are reported as overr
   REQUIRE(at != std::string::npos);
   text.replace(at, title.size(), "title: SVM window not fixed (site wording)");
   write(svm, text);
-  r = faultline(t, "rules lint --rules " + q(d / "site"));
+  r = run_faultline(t, "rules lint --rules " + q(d / "site"));
   CHECK(r.code == 0);
   INFO(r.err);
   size_t warnings = 0;

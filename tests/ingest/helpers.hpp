@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/temp_dir.hpp"
 #include "faultline/ingest/ingest.hpp"
 
 namespace fltest {
@@ -335,23 +336,10 @@ class Collect : public Visitor {
 
 // --- files ----------------------------------------------------------------------------------
 
-class TempDir {
+// the shared temporary directory, named for this test area
+class TempDir : public faultline::test::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "faultline-ingest-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : faultline::test::TempDir("faultline-ingest") {}
 };
 
 inline void write_file(const fs::path& p, std::string_view data) {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/temp_dir.hpp"
 #include "faultline/core/sanitizer.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/serve/serve.hpp"
@@ -38,23 +39,10 @@ const char* kTrainLog =
     "Host mem gotgo malloc, errstr=Invalid argument\n"
     "RuntimeError: Communicator of group hccl_world_group inited: failed.\n";
 
-class TempDir {
+// the shared temporary directory, named for this test area
+class TempDir : public faultline::test::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "faultline-serve-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  TempDir() : faultline::test::TempDir("faultline-serve-test") {}
 };
 
 std::string read_file(const fs::path& p) {
