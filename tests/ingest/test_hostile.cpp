@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 
 #include "faultline/core/sha256.hpp"
 #include "helpers.hpp"
@@ -551,4 +552,173 @@ TEST_CASE("a header bomb (hundreds of thousands of identical entries) stops at t
   CHECK(r.status == Status::ok);
   CHECK(c.count("ratio") == 1);
   CHECK(c.members.empty());
+}
+
+// --- issue 18: nested-archive bombs and the ratio of every container format ---------------------
+
+namespace {
+
+// A visitor that gives up (throws) past a budget of bytes or seconds: a bomb that the walk does
+// not bound fails the test in seconds instead of running for minutes.
+class Budgeted : public Visitor {
+ public:
+  Budgeted(uint64_t max_bytes, double max_s) : max_bytes_(max_bytes), max_s_(max_s) {}
+  std::vector<Got> members;
+  std::vector<Warning> warnings;
+  uint64_t bytes = 0;
+  void member(const MemberInfo& info, MemberReader& r) override {
+    Got g;
+    g.info = info;
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+      const size_t n = r.read(buf.data(), buf.size());
+      if (n == 0) break;
+      g.bytes += n;
+      bytes += n;
+      if (g.data.size() < 4096) g.data.append(buf.data(), std::min<size_t>(n, 4096));
+      guard();
+    }
+    g.truncated = r.truncated();
+    members.push_back(std::move(g));
+    guard();
+  }
+  void warning(const Warning& w) override { warnings.push_back(w); }
+  [[nodiscard]] size_t count(std::string_view code, std::string_view text = {}) const {
+    const std::string tag = "[" + std::string(code) + "]";
+    return static_cast<size_t>(
+        std::count_if(warnings.begin(), warnings.end(), [&](const Warning& w) {
+          return w.message.rfind(tag, 0) == 0 && w.message.find(text) != std::string::npos;
+        }));
+  }
+  [[nodiscard]] const Got* find(std::string_view path) const {
+    for (const auto& m : members)
+      if (m.info.path == path) return &m;
+    return nullptr;
+  }
+  [[nodiscard]] double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  void guard() const {
+    if (bytes > max_bytes_ || seconds() > max_s_)
+      throw std::runtime_error("budget exceeded: " + std::to_string(bytes) + " bytes in " +
+                               std::to_string(seconds()) + " s");
+  }
+  uint64_t max_bytes_;
+  double max_s_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// The shape of the issue: five levels (the bundle and four nested zips), sixteen copies in each,
+// 64 MiB of zeros at the bottom (a deflated zip member): 16^5 x 64 MiB = 64 TiB if walked.
+std::string nested_bomb(bool with_logs) {
+  std::string level =
+      make({{"vmcore", std::string(64U << 20, '\0'), Entry::file, {}}}, Format::zip);
+  std::string name = "vmcore.zip";
+  for (int d = 0; d < 4; ++d) {
+    std::vector<Entry> es;
+    for (int i = 0; i < 16; ++i)
+      es.push_back({"copy" + std::to_string(i) + "/" + name, level, Entry::file, {}});
+    if (d == 3 && with_logs) es.push_back({"var/log/syslog", kSyslog, Entry::file, {}});
+    level = make(es, Format::zip);
+    name = "level" + std::to_string(d) + ".zip";
+  }
+  return level;
+}
+
+}  // namespace
+
+TEST_CASE("nested-archive bomb (issue 18): identical copies are read once, in seconds") {
+  const std::string bomb = nested_bomb(true);
+  REQUIRE(bomb.size() < (1U << 20));  // a few dozen KiB
+  INFO("bomb of " << bomb.size() << " bytes");
+  Budgeted v(2ULL << 30, 30);
+  const Result r = walk_memory(bomb, "node07.zip", {}, v);
+  INFO(v.count("duplicate-archive")
+       << " duplicates, " << v.bytes << " bytes, " << v.seconds() << " s");
+  CHECK(r.status == Status::ok);
+  CHECK(v.seconds() < 10);
+  CHECK(v.bytes < (256ULL << 20));
+  // every level: the first copy is read, the 15 others are recognised by their digest
+  CHECK(v.count("duplicate-archive", "is identical to 'copy0/") >= 4 * 15);
+  // the readable part is still read: the log next to the bomb
+  const Got* log = v.find("var/log/syslog");
+  REQUIRE(log != nullptr);
+  CHECK(log->data == kSyslog);
+}
+
+TEST_CASE("nested bomb of distinct copies (issue 18): the ratio of the whole bundle bounds it") {
+  // sixteen zstd files of log lines that differ in their last line: no digest is repeated, each
+  // nested level on its own is under its ratio grace, the bundle as a whole is far over it
+  std::vector<Entry> es;
+  for (int i = 0; i < 16; ++i) {
+    std::string z;
+    while (z.size() < (16U << 20)) z += kSyslog;  // (zeros would be read as an empty tar)
+    z += "copy " + std::to_string(i) + "\n";
+    es.push_back({"dump/" + std::to_string(i) + ".log.zst",
+                  compress_single(z, Filter::zstd),
+                  Entry::file,
+                  {}});
+  }
+  es.push_back({"var/log/syslog", kSyslog, Entry::file, {}});
+  const std::string bundle = make(es, Format::pax, Filter::zstd);
+  Limits lim;
+  lim.ratio_grace_bytes = 32U << 20;  // over 16 MiB: a single copy is never cut on its own
+  Budgeted v(1ULL << 30, 30);
+  const Result r = walk_memory(bundle, "node07.tar.zst", lim, v);
+  CHECK(r.status == Status::ok);
+  std::string said;
+  for (const auto& w : v.warnings) said += w.member + ": " + w.message + "\n";
+  INFO(v.bytes << " bytes; warnings:\n" << said);
+  // cut once the bundle expanded past the grace, the later copies are not opened
+  CHECK(v.bytes < (40ULL << 20));
+  CHECK(v.count("ratio", "makes the bundle expand more than 1000 times") == 1);
+  CHECK(v.count("ratio", "is not opened: the bundle already expands") >= 12);
+  // the warning says what it cost
+  for (const auto& w : v.warnings)
+    if (w.message.find("makes the bundle expand") != std::string::npos) {
+      CHECK(w.message.find(" spent in it") != std::string::npos);
+      CHECK(w.member.find("dump/") == 0);
+    }
+  REQUIRE(v.find("var/log/syslog") != nullptr);
+}
+
+TEST_CASE("the ratio limit holds in every container format (issue 18)") {
+  // 32 MiB of zeros in one member (deflate: ~1,030 times smaller, just above the limit of 1000;
+  // xz, zstd, bzip2 and 7z's LZMA far more), with the grace lowered to 1 MiB
+  Limits lim;
+  lim.ratio_grace_bytes = 1U << 20;
+  struct Case {
+    const char* name;
+    std::string data;
+  };
+  static const std::vector<Case> cases = [] {  // built once, not once per section
+    const std::vector<Entry> one = {
+        {"dfx/log/device/vmcore", std::string(32U << 20, '\0'), Entry::file, {}},
+        {"var/log/syslog", kSyslog, Entry::file, {}}};
+    std::vector<Case> v;
+    v.push_back({"node.tar.gz", make(one, Format::pax, Filter::gzip)});
+    v.push_back({"node.tar.zst", make(one, Format::pax, Filter::zstd)});
+    v.push_back({"node.tar.xz", make(one, Format::pax, Filter::xz)});
+    v.push_back({"node.zip", make(one, Format::zip)});
+    v.push_back({"node.7z", make(one, Format::sevenzip)});
+    v.push_back({"fleet.tar", make({{"nodes/node.zip", v[3].data, Entry::file, {}}}, Format::pax)});
+    return v;
+  }();
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Budgeted v(1ULL << 30, 30);
+      const Result r = walk_memory(c.data, c.name, lim, v);
+      INFO(c.name << ": " << v.bytes << " bytes");
+      CHECK(r.status == Status::ok);
+      CHECK(v.count("ratio") == 1);
+      const Got* m = nullptr;
+      for (const auto& g : v.members)
+        if (g.info.path.find("dfx/log/device/vmcore") != std::string::npos) m = &g;
+      REQUIRE(m != nullptr);
+      CHECK(m->truncated);
+      CHECK(m->bytes < (8U << 20));  // cut soon after the grace, far from 32 MiB
+    }
+  }
 }

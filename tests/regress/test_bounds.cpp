@@ -362,3 +362,65 @@ TEST_CASE(
   // a well-behaved line still captures
   CHECK(!engine->captures(0, "Svm map va not fixed" + std::string(10, 'a')).empty());
 }
+
+TEST_CASE(
+    "one pathological member (issue 18 item 9): a /proc/PID/maps of a million lines and a "
+    "composite with a huge section keep the peak RSS bounded") {
+  const fs::path dir = temp_path("member");
+  fs::create_directories(dir);
+  // The line shape of proc(5)'s example ("00400000-00452000 r-xp 00000000 08:02 173521
+  // /usr/bin/dbus-daemon"): a mapping per line, a library every 4th line (distinct paths, so that
+  // the per-process library set is at its bound), anonymous mappings in between.
+  const int kLines = scaled(1000000);
+  {
+    std::string maps;
+    maps.reserve(static_cast<size_t>(kLines) * 80);
+    char line[160];
+    for (int i = 0; i < kLines; ++i) {
+      const unsigned long long a = 0x7f0000000000ULL + static_cast<unsigned long long>(i) * 0x1000;
+      if (i % 4 == 0)
+        std::snprintf(line, sizeof line,
+                      "%llx-%llx r-xp 00000000 08:02 %d                    /usr/lib/lib%07d.so\n",
+                      a, a + 0x1000, 173521 + i, i);
+      else
+        std::snprintf(line, sizeof line, "%llx-%llx rw-p 00000000 00:00 0 \n", a, a + 0x1000);
+      maps += line;
+    }
+    // a composite file (a pasted shell session) whose one section is 40 MiB of one command's
+    // output, with a signature line after it
+    std::string session = "[root@node01 ~]# cat /var/log/messages\n";
+    for (size_t n = 0; n < (static_cast<size_t>(scaled(40)) << 20); n += kSyslogLine.size())
+      session += kSyslogLine;
+    session += "[root@node01 ~]# npu-smi info\n";
+    session += kSyslogLine;
+    // another process whose every mapping is of a deleted file (a library upgraded under a
+    // running job): the parser kept every path and wrote an event per line
+    std::string deleted;
+    for (int i = 0; i < scaled(50000); ++i) {
+      const unsigned long long a = 0x7f0000000000ULL + static_cast<unsigned long long>(i) * 0x1000;
+      std::snprintf(line, sizeof line,
+                    "%llx-%llx r-xp 00000000 08:02 %d                    /usr/lib/lib%07d.so "
+                    "(deleted)\n",
+                    a, a + 0x1000, 173521 + i, i);
+      deleted += line;
+    }
+    Writer w(dir / "member.tar.zst", Writer::Kind::tar_zst);
+    w.add("node01/proc/4242/maps", maps);
+    w.add("node01/proc/4343/maps", deleted);
+    w.add("node01/OS_info.log", session);
+  }
+  const RunResult r = analyze(dir / "member.tar.zst", dir / "m.db");
+  REQUIRE(r.exit_code == 0);
+  check_rss(r);
+  CHECK(count(dir / "m.db", "SELECT count(*) FROM facts WHERE name LIKE 'process.4242.%'") > 0);
+  CHECK(count(dir / "m.db", "SELECT lines FROM members WHERE path LIKE '%4242/maps'") == kLines);
+  CHECK(
+      count(dir / "m.db",
+            "SELECT count(*) FROM events WHERE message LIKE 'process 4343 maps deleted file %'") ==
+      4096);
+  CHECK(count(dir / "m.db",
+              "SELECT count(*) FROM events WHERE message = '" +
+                  std::to_string(scaled(50000) - 4096) +
+                  " more mappings of deleted files not listed (at most 4096 per maps file)'") == 1);
+  fs::remove_all(dir);
+}

@@ -84,13 +84,61 @@ std::string node_bundle(const fs::path& dir) {
       dir / "a2pod-n042.tar.gz");
 }
 
+// The scripts a page may run: its inline ones, each allowed by its sha256 in script-src.
+std::string script_src(const std::string& csp) {
+  const size_t at = csp.find("script-src ");
+  REQUIRE(at != std::string::npos);
+  return csp.substr(at, csp.find(';', at) - at);
+}
+
+void check_csp(const std::string& csp) {
+  INFO(csp);
+  CHECK(csp.rfind("default-src 'self'; ", 0) == 0);
+  // issue 18: no 'unsafe-inline' for scripts (an injected <script> or onerror= does not run)
+  CHECK(script_src(csp).find("unsafe-inline") == std::string::npos);
+  CHECK(script_src(csp).find("'sha256-") != std::string::npos);
+  CHECK(csp.find("object-src 'none'") != std::string::npos);
+  CHECK(csp.find("frame-ancestors 'none'") != std::string::npos);
+}
+
+std::string base64(const std::array<uint8_t, 32>& d) {
+  const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < d.size(); i += 3) {
+    uint32_t n = uint32_t{d[i]} << 16;
+    if (i + 1 < d.size()) n |= uint32_t{d[i + 1]} << 8;
+    if (i + 2 < d.size()) n |= d[i + 2];
+    out += k[(n >> 18) & 63];
+    out += k[(n >> 12) & 63];
+    out += i + 1 < d.size() ? k[(n >> 6) & 63] : '=';
+    out += i + 2 < d.size() ? k[n & 63] : '=';
+  }
+  return out;
+}
+
+// Every inline script of a page is allowed by the policy (else the page would not work).
+void check_scripts_allowed(const std::string& page, const std::string& csp) {
+  size_t at = 0;
+  int scripts = 0;
+  while ((at = page.find("<script>", at)) != std::string::npos) {
+    const size_t end = page.find("</script>", at);
+    REQUIRE(end != std::string::npos);
+    faultline::Sha256 h;
+    h.update(std::string_view(page).substr(at + 8, end - at - 8));
+    CHECK(script_src(csp).find("'sha256-" + base64(h.digest()) + "'") != std::string::npos);
+    ++scripts;
+    at = end;
+  }
+  CHECK(scripts > 0);
+}
+
 Config base_config(const fs::path& data) {
   Config c;
   c.host = "127.0.0.1";
   c.port = 0;
   c.data_dir = data;
   c.jobs = 1;
-  c.analyze.cache_dir = fs::current_path() / "serve-test-cache";
+  c.analyze.cache_dir = fs::temp_directory_path() / "faultline-serve-test-cache";
   c.analyzer = FAULTLINE_BINARY;  // each analysis in a child process, as `faultline serve` runs
   return c;
 }
@@ -222,8 +270,7 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   auto r = upload(*c, bundle, "a2pod-n042.tar.gz");
   REQUIRE(r);
   REQUIRE(r->status == 202);
-  CHECK(r->get_header_value("Content-Security-Policy") ==
-        "default-src 'self' 'unsafe-inline' data:");
+  check_csp(r->get_header_value("Content-Security-Policy"));
   CHECK(r->get_header_value("X-Content-Type-Options") == "nosniff");
   const json up = body_json(r);
   const std::string id = up.at("id");
@@ -257,8 +304,14 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
       first_root = f.at("id");
       break;
     }
+  int report_faults = 0;
+  for (const auto& f : rep.at("findings"))
+    if (f.at("kind") == "fault") ++report_faults;
+  CHECK(st.at("faults") == report_faults);
   if (first_root.empty()) {
-    CHECK((st.at("verdict").is_null() || st.at("verdict").at("kind") == "symptom"));
+    // a symptom, else the first fault event (docs/faults.md), else nothing
+    CHECK((st.at("verdict").is_null() || st.at("verdict").at("kind") == "symptom" ||
+           st.at("verdict").at("kind") == "fault"));
   } else {
     CHECK(st.at("verdict").at("kind") == "root_cause");
     CHECK(st.at("verdict").at("id") == first_root);
@@ -311,8 +364,10 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   auto page = c->Get(("/bundles/" + id).c_str());
   REQUIRE(page);
   CHECK(page->status == 200);
-  CHECK(page->get_header_value("Content-Security-Policy") ==
-        "default-src 'self' 'unsafe-inline' data:");
+  check_csp(page->get_header_value("Content-Security-Policy"));
+  // the report keeps its own policy too (no script at all)
+  CHECK(page->body.find("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+                        "'none'") != std::string::npos);
   for (const std::string ext : {"/report.md", "/report.json", "/db"})
     CHECK(page->body.find("/api/bundles/" + id + ext) != std::string::npos);
   CHECK(page->body.find("faultline-serve-bar") != std::string::npos);
@@ -321,6 +376,7 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   CHECK(home->status == 200);
   CHECK(home->body.find("/bundles/" + id) != std::string::npos);
   CHECK(home->body.find("a2pod-n042.tar.gz") != std::string::npos);
+  check_scripts_allowed(home->body, home->get_header_value("Content-Security-Policy"));
   CHECK(home->body.find("type=\"file\"") != std::string::npos);
   for (const char* ext : {"http://", "https://", "//cdn"})
     CHECK(home->body.find(ext) == std::string::npos);
@@ -339,6 +395,58 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   CHECK(files.count("analyses/" + id + "/upload/a2pod-n042.tar.gz") == 1);
   for (const auto& f : files) CHECK(f.rfind("tmp/", 0) != 0);
   CHECK(read_file(data / "analyses" / id / "upload" / "a2pod-n042.tar.gz") == bundle);
+}
+
+TEST_CASE("a job's tarball (one folder per node) gets the fleet answer on its report", "[serve]") {
+  // docs/fleet.md "A job in one bundle": three workers in ascend-fd's layout; the identity line
+  // is the SetupAgent shape of its fixtures, the errors the st_cqe_testcase CQE line: ranks 0
+  // and 1 both got error CQEs from rank 2's device IP, so worker-2 is the culprit
+  auto identity = [](int pid, int rank) {
+    const std::string P = std::to_string(pid), R = std::to_string(rank);
+    return "[INFO] HCCL(" + P + ",python3):2024-04-07-18:35:53.395.735 [topoinfo_detect.cc:208][" +
+           P + "][HCCL_TRACE]SetupAgent rankNum[3], rank[" + R +
+           "], rootInfo identifier[10.136.181.170%enp179s0f0_60000_0_1712529353144389], "
+           "server[10.136.181.17" +
+           R +
+           "%enp179s0f0], logicDevId[0], phydevId[0], "
+           "deviceIp[192.168.13.1" +
+           R + "]\n";
+  };
+  auto cqe = [](int pid) {
+    const std::string P = std::to_string(pid);
+    return "[ERROR] HCCL(" + P + ",python):2024-04-08-02:55:04.773.698 [heartbeat.cc:551][" + P +
+           "][283707][Heartbeat]cqe err status[12], time:[2024-04-08 02:55:04.099518], "
+           "ip:[192.168.13.12]\n";
+  };
+  std::vector<std::pair<std::string, std::string>> files;
+  for (int r = 0; r < 3; ++r) {
+    const int pid = 12337 + r;
+    const std::string w = "job/worker-" + std::to_string(r) + "/process_log/";
+    const std::string P = std::to_string(pid);
+    files.emplace_back(w + "run/plog/plog-" + P + "_20240407183553145.log", identity(pid, r));
+    if (r != 2) files.emplace_back(w + "debug/plog/plog-" + P + "_20240408025504900.log", cqe(pid));
+  }
+  TempDir tmp;
+  const std::string bundle = make_tar_gz(files, tmp.path() / "job.tar.gz");
+  Running run(base_config(tmp.path() / "data"));
+  auto c = run.client();
+  auto r = upload(*c, bundle, "job.tar.gz");
+  REQUIRE(r);
+  REQUIRE(r->status == 202);
+  const std::string id = body_json(r).at("id");
+  run.server().wait_idle();
+  const json st = status_of(*c, id);
+  INFO(st.dump(2));
+  REQUIRE(st.at("status") == "done");
+  const json& rep = st.at("report");
+  CHECK(rep.at("bundle").at("hosts").size() == 3);
+  REQUIRE(rep.at("first_failure").is_object());
+  CHECK(rep.at("first_failure").at("host") == "worker-2");
+  CHECK(rep.at("fleet").at("first_failure") == rep.at("first_failure"));
+  auto html = c->Get(("/api/bundles/" + id + "/report.html").c_str());
+  REQUIRE(html);
+  CHECK(html->status == 200);
+  CHECK(html->body.find("First failure") != std::string::npos);
 }
 
 TEST_CASE("multipart upload and the same bundle twice", "[serve]") {

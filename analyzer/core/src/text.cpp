@@ -137,4 +137,63 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
+namespace {
+bool hidden_codepoint(std::string_view seq) {
+  const auto b0 = static_cast<unsigned char>(seq[0]);
+  if (seq.size() == 2) return b0 == 0xC2 && static_cast<unsigned char>(seq[1]) <= 0x9F;  // C1
+  if (seq.size() == 3 && b0 == 0xE2) {
+    const auto b1 = static_cast<unsigned char>(seq[1]);
+    const auto b2 = static_cast<unsigned char>(seq[2]);
+    return (b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) ||  // U+202A..U+202E
+           (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9);    // U+2066..U+2069
+  }
+  return false;
+}
+}  // namespace
+
+std::string terminal_safe(std::string_view s, bool keep_newlines) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    if (c == '\t' || (c == '\n' && keep_newlines)) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    const size_t n = c < 0x80 ? 1 : utf8_len(s, i);
+    if (c < 0x80 || n == 0) {  // C0 control, DEL or a byte of invalid UTF-8
+      out += "\\x";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+      ++i;
+      continue;
+    }
+    const std::string_view seq = s.substr(i, n);
+    if (hidden_codepoint(seq)) {
+      uint32_t cp = 0;
+      if (n == 2)
+        cp = ((static_cast<unsigned char>(seq[0]) & 0x1Fu) << 6) |
+             (static_cast<unsigned char>(seq[1]) & 0x3Fu);
+      else
+        cp = ((static_cast<unsigned char>(seq[0]) & 0x0Fu) << 12) |
+             ((static_cast<unsigned char>(seq[1]) & 0x3Fu) << 6) |
+             (static_cast<unsigned char>(seq[2]) & 0x3Fu);
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(cp >> shift) & 0xF]);
+    } else {
+      out.append(seq);
+    }
+    i += n;
+  }
+  return out;
+}
+
 }  // namespace faultline::text

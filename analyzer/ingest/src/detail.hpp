@@ -21,6 +21,14 @@ Kind sniff(std::string_view head, std::string_view name);
 // True when head starts with the magic of a compression filter (gzip, zstd, xz, bzip2, ...).
 bool compression_magic(std::string_view head);
 
+// UTF-16 text (Windows editors, PowerShell's Out-File, exported event logs): with a byte order
+// mark, or without one when nearly every other byte of mostly-ASCII text is NUL.
+enum class Utf16 { none, le, be };
+Utf16 utf16_text(std::string_view head);
+
+// A uuencoded or base64 ("begin-base64") stream: `begin MODE NAME` and a valid encoded line.
+bool uuencode_magic(std::string_view head);
+
 // True when head looks like text: no archive magic is checked here, only the bytes.
 bool looks_like_text(std::string_view head);
 

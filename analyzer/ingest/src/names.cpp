@@ -68,7 +68,10 @@ std::string strip_compression_suffix(std::string_view path) {
   struct Suffix {
     std::string_view from, to;
   };
-  static constexpr std::array<Suffix, 14> kSuffixes = {{{".tgz", ".tar"},
+  static constexpr std::array<Suffix, 17> kSuffixes = {{{".tgz", ".tar"},
+                                                        {".uu", ""},
+                                                        {".uue", ""},
+                                                        {".b64", ""},
                                                         {".tbz2", ".tar"},
                                                         {".tbz", ".tar"},
                                                         {".txz", ".tar"},

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -32,6 +33,9 @@ namespace {
 constexpr size_t kBlock = 1U << 20;  // libarchive callback blocks and drain reads
 constexpr size_t kPeek = 64U << 10;  // bytes sniffed at the start of every stream
 constexpr unsigned kMaxDirLevels = 256;
+// Nested archives up to this size are read into memory first and recognised by digest: an
+// identical copy under the same file name (a bomb of sixteen copies per level) is read once.
+constexpr size_t kDedupBytes = 8U << 20;
 
 std::string errno_text(int e) {
   return std::error_code(e, std::generic_category()).message();
@@ -216,6 +220,97 @@ class MemSource final : public Source {
 };
 
 // The first bytes of a stream, kept for sniffing and then served before the rest.
+// UTF-16 (LE or BE; a byte order mark is dropped) decoded to UTF-8; unpaired surrogates and a
+// dangling last byte become U+FFFD.
+class Utf16Source final : public Source {
+ public:
+  Utf16Source(Source& next, bool big_endian) : next_(next), be_(big_endian) {}
+  size_t read(char* buf, size_t n) override {
+    while (out_.size() - opos_ < n && !eof_) fill();
+    const size_t k = std::min(n, out_.size() - opos_);
+    std::memcpy(buf, out_.data() + opos_, k);
+    opos_ += k;
+    if (opos_ == out_.size()) {
+      out_.clear();
+      opos_ = 0;
+    }
+    return k;
+  }
+  [[nodiscard]] bool failed() const override { return next_.failed(); }
+  [[nodiscard]] bool cut() const override { return next_.cut(); }
+
+ private:
+  void put(uint32_t cp) {
+    if (cp < 0x80) {
+      out_.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out_.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out_.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out_.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out_.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+  void fill() {
+    char raw[16 * 1024];
+    size_t r = 0;
+    if (odd_) raw[r++] = carry_;
+    const size_t got = next_.read(raw + r, sizeof raw - r);
+    r += got;
+    odd_ = false;
+    if (got == 0) {
+      eof_ = true;
+      if (high_) put(0xFFFD);
+      if (r == 1) put(0xFFFD);  // a dangling byte
+      high_ = 0;
+      return;
+    }
+    size_t i = 0;
+    for (; i + 1 < r; i += 2) {
+      const auto a = static_cast<unsigned char>(raw[i]);
+      const auto b = static_cast<unsigned char>(raw[i + 1]);
+      const uint32_t u = be_ ? (a << 8 | b) : (b << 8 | a);
+      if (first_) {
+        first_ = false;
+        if (u == 0xFEFF) continue;  // the byte order mark
+      }
+      if (high_) {
+        if (u >= 0xDC00 && u <= 0xDFFF) {
+          put(0x10000 + ((high_ - 0xD800) << 10) + (u - 0xDC00));
+          high_ = 0;
+          continue;
+        }
+        put(0xFFFD);
+        high_ = 0;
+      }
+      if (u >= 0xD800 && u <= 0xDBFF)
+        high_ = u;
+      else if (u >= 0xDC00 && u <= 0xDFFF)
+        put(0xFFFD);
+      else
+        put(u);
+    }
+    if (i < r) {
+      odd_ = true;
+      carry_ = raw[i];
+    }
+  }
+
+  Source& next_;
+  bool be_;
+  bool first_ = true, eof_ = false, odd_ = false;
+  char carry_ = 0;
+  uint32_t high_ = 0;
+  std::string out_;
+  size_t opos_ = 0;
+};
+
 class PeekSource final : public Source {
  public:
   PeekSource(Source& next, std::vector<char>& buf) : next_(next), buf_(buf) {
@@ -254,6 +349,36 @@ class PeekSource final : public Source {
   size_t off_ = 0;
 };
 
+// Bytes already read (a buffer), then the rest of the stream.
+class PrefixSource final : public Source {
+ public:
+  PrefixSource(std::string_view head, Source& next) : head_(head), next_(next) {}
+  size_t read(char* buf, size_t n) override {
+    if (off_ < head_.size()) {
+      const size_t k = std::min(n, head_.size() - off_);
+      std::memcpy(buf, head_.data() + off_, k);
+      off_ += k;
+      return k;
+    }
+    return next_.read(buf, n);
+  }
+  size_t skip_some(std::vector<char>& scratch) override {
+    if (off_ < head_.size()) {
+      const size_t k = head_.size() - off_;
+      off_ = head_.size();
+      return k;
+    }
+    return next_.skip_some(scratch);
+  }
+  [[nodiscard]] bool failed() const override { return next_.failed(); }
+  [[nodiscard]] bool cut() const override { return next_.cut(); }
+
+ private:
+  std::string_view head_;
+  Source& next_;
+  size_t off_ = 0;
+};
+
 // ---------------------------------------------------------------------------------------------
 // libarchive
 
@@ -271,7 +396,8 @@ void enable_readers(archive* a) {
     const Fn all[] = {archive_read_support_filter_gzip, archive_read_support_filter_bzip2,
                       archive_read_support_filter_xz,   archive_read_support_filter_lzma,
                       archive_read_support_filter_lzip, archive_read_support_filter_zstd,
-                      archive_read_support_filter_lz4,  archive_read_support_filter_compress};
+                      archive_read_support_filter_lz4,  archive_read_support_filter_compress,
+                      archive_read_support_filter_uu};
     std::vector<Fn> ok;
     for (const Fn f : all) {
       ArchivePtr probe(archive_read_new());
@@ -312,6 +438,12 @@ struct Level {
   bool dead = false;        // damaged or stopped by the ratio limit: read no further
   bool input_cut = false;   // the enclosing archive stopped feeding it (a limit there)
   bool compressed = false;  // starts with the magic of a compression filter (gzip, zstd, ...)
+  // An outer archive: its bytes come from a file on disk (the bundle file, or an archive file of
+  // a directory bundle). Every other level is nested and counts against the bundle's ratio.
+  bool outer = false;
+  uint64_t* outer_read = nullptr;  // the walk's count of bytes read from outer files
+  std::chrono::steady_clock::time_point opened{};
+  uint64_t expanded_at_open = 0;  // Walker::bundle_expanded when this level was opened
 };
 
 la_ssize_t read_cb(archive* a, void* ctx, const void** out) {
@@ -325,6 +457,7 @@ la_ssize_t read_cb(archive* a, void* ctx, const void** out) {
     if (L->src->cut()) L->input_cut = true;
   }
   L->consumed += n;
+  if (L->outer && L->outer_read != nullptr) *L->outer_read += n;
   *out = L->buf->data();
   return static_cast<la_ssize_t>(n);
 }
@@ -348,12 +481,20 @@ class Walker {
 
   // --- used by the sources and readers
   void warn(const std::string& member, const std::string& msg);
+  // a symlink member, handed to Visitor::symlink (L: the archive level, nullptr in a directory)
+  void link(const std::string& path, std::string_view target, const Level* L);
   [[nodiscard]] const Limits& limits() const { return lim_; }
   bool stop = false;   // a bundle-wide limit was reached: read nothing more
   uint64_t total = 0;  // uncompressed member bytes read (handed + skipped)
   void total_reached(const std::string& member);
   void data_error(Level& L, const std::string& member, la_ssize_t code);
   void ratio_exceeded(Level& L, const std::string& member);
+  // Bundle-wide expansion (docs/ingest.md "Nested archives"): uncompressed bytes out of every
+  // archive at every depth against the bytes read from the outer file(s).
+  uint64_t bundle_expanded = 0;
+  uint64_t outer_read = 0;
+  [[nodiscard]] bool over_bundle_ratio() const;
+  void bundle_ratio_exceeded(Level& L, const std::string& member);
 
  private:
   bool walk_archive(Source& src, bool seekable, Level& L, std::string& err);
@@ -363,12 +504,16 @@ class Walker {
   bool raw_info(const Level& L, bool filtered, MemberInfo& info, std::string& member);
   void nested_or_leaf(Source& s, MemberInfo info, uint32_t depth);
   void leaf(Source& s, const MemberInfo& info);
+  void text_leaf(PeekSource& ps, const MemberInfo& info);  // UTF-16 decoded
   uint64_t drain(Source& s, bool count_total, const std::string& member);
   std::string unique(const std::string& path);
   std::string clean(std::string_view raw, const std::string& prefix, const std::string& shown_in);
   std::vector<char>& peek_buf(uint32_t depth);
   std::vector<char>& level_buf(uint32_t depth);
+  std::string& member_buf(uint32_t depth);
   bool count_member(const std::string& member);
+  void open_nested(Source& s, const MemberInfo& info, uint32_t depth, bool compressed);
+  bool refuse_nested(const std::string& path);
 
   const Limits& lim_;
   Visitor& vis_;
@@ -377,6 +522,10 @@ class Walker {
   std::vector<char> scratch_;
   // deques: growing them keeps references to the buffers of the levels already open
   std::deque<std::vector<char>> peek_bufs_, level_bufs_;
+  std::deque<std::string> member_bufs_;
+  std::vector<Level*> open_;  // archives being read, outermost first
+  // sha256 + '\0' + base name of a nested archive -> the path it was read under
+  std::unordered_map<std::string, std::string> archive_digests_;
   std::unordered_set<std::string> seen_;
   std::unordered_map<std::string, uint64_t> dup_next_;
   std::string bundle_name_;
@@ -450,10 +599,19 @@ uint64_t expanded(const Level& L) {
   return std::max<uint64_t>(L.produced, stream > 0 ? static_cast<uint64_t>(stream) : 0);
 }
 
+// Compressed bytes of an archive the decompressor has used: the bytes handed to libarchive, or
+// its position in them when lower (libarchive reads ahead a block, and a zip or 7z is read at
+// its end first; counting those bytes let a deflated member of 2 GiB of zeros, ~1,030 times
+// smaller, pass a limit of 1000).
+uint64_t consumed(const Level& L) {
+  const la_int64_t pos = L.a != nullptr ? archive_filter_bytes(L.a, -1) : 0;
+  return pos > 0 ? std::min<uint64_t>(L.consumed, static_cast<uint64_t>(pos)) : L.consumed;
+}
+
 bool over_ratio(const Level& L, const Limits& lim) {
   if (lim.max_ratio == 0) return false;
   const uint64_t out = expanded(L);
-  return out > lim.ratio_grace_bytes && out / std::max<uint64_t>(L.consumed, 1) > lim.max_ratio;
+  return out > lim.ratio_grace_bytes && out / std::max<uint64_t>(consumed(L), 1) > lim.max_ratio;
 }
 
 // The data of the current entry of an open archive, block by block (archive_read_data_block):
@@ -538,10 +696,15 @@ class EntrySource final : public Source {
     blk_len_ = b != nullptr ? len : 0;
     blk_off_ = off;
     L_.produced += blk_len_;
+    w_.bundle_expanded += blk_len_;
     if (over_ratio(L_, w_.limits())) {
       cut_ = true;
       done_ = true;  // this block is delivered, nothing after it
       w_.ratio_exceeded(L_, member_);
+    } else if (!L_.outer && w_.over_bundle_ratio()) {
+      cut_ = true;
+      done_ = true;
+      w_.bundle_ratio_exceeded(L_, member_);
     }
     return true;
   }
@@ -616,8 +779,46 @@ void Walker::ratio_exceeded(Level& L, const std::string& member) {
   L.dead = true;
   warn(L.path, "[ratio] archive " + quote(L.label) + " expands more than " +
                    std::to_string(lim_.max_ratio) + " times (max_ratio; " +
-                   std::to_string(expanded(L)) + " bytes out of " + std::to_string(L.consumed) +
+                   std::to_string(expanded(L)) + " bytes out of " + std::to_string(consumed(L)) +
                    "): " + quote(member) + " is cut and the rest of the archive is not read");
+}
+
+bool Walker::over_bundle_ratio() const {
+  if (lim_.max_ratio == 0) return false;
+  return bundle_expanded > lim_.ratio_grace_bytes &&
+         bundle_expanded / std::max<uint64_t>(outer_read, 1) > lim_.max_ratio;
+}
+
+std::string seconds_text(std::chrono::steady_clock::duration d) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f s", std::chrono::duration<double>(d).count());
+  return b;
+}
+
+void Walker::bundle_ratio_exceeded(Level& L, const std::string& member) {
+  // the outermost nested archive around L: it and everything in it stop
+  Level* top = &L;
+  for (Level* o : open_) {
+    if (o->outer) continue;
+    top = o;
+    break;
+  }
+  for (Level* o : open_)
+    if (!o->outer) o->dead = true;
+  L.dead = true;
+  warn(top->path,
+       "[ratio] nested archive " + quote(top->label) + " makes the bundle expand more than " +
+           std::to_string(lim_.max_ratio) + " times (max_ratio over every nesting level; " +
+           std::to_string(bundle_expanded) + " bytes out of archives from " +
+           std::to_string(outer_read) + " bytes read from the bundle file; " +
+           std::to_string(bundle_expanded - top->expanded_at_open) + " bytes and " +
+           seconds_text(std::chrono::steady_clock::now() - top->opened) +
+           " spent in it): " + quote(member) + " is cut and the rest of that archive is not read");
+}
+
+std::string& Walker::member_buf(uint32_t depth) {
+  if (member_bufs_.size() <= depth) member_bufs_.resize(depth + 1);
+  return member_bufs_[depth];
 }
 
 std::vector<char>& Walker::peek_buf(uint32_t depth) {
@@ -687,6 +888,33 @@ uint64_t Walker::drain(Source& s, bool count_total, const std::string& member) {
   return n;
 }
 
+void Walker::link(const std::string& path, std::string_view target, const Level* L) {
+  MemberInfo info;
+  info.path = path;
+  if (L != nullptr) {
+    info.archives = L->enclosing;
+    info.archives.push_back(L->path);
+  }
+  const std::string to = printable(target.substr(0, 4096));
+  const CallerLocale scope(loc_);
+  vis_.symlink(info, to);
+}
+
+void Walker::text_leaf(PeekSource& ps, const MemberInfo& info) {
+  const auto enc = detail::utf16_text(ps.head());
+  if (enc == detail::Utf16::none) {
+    leaf(ps, info);
+    return;
+  }
+  // UTF-16 text would reach the classifier and the parsers as binary: decoded to UTF-8
+  warn(info.path, "[utf-16] " + quote(info.path) + " is UTF-16" +
+                      (enc == detail::Utf16::le ? "LE" : "BE") +
+                      " text: read decoded to UTF-8 (the member's size, lines and sha256 are "
+                      "those of the decoded text)");
+  Utf16Source u(ps, enc == detail::Utf16::be);
+  leaf(u, info);
+}
+
 void Walker::leaf(Source& s, const MemberInfo& info) {
   ++res_.members;
   {
@@ -701,7 +929,7 @@ void Walker::nested_or_leaf(Source& s, MemberInfo info, uint32_t depth) {
   PeekSource ps(s, peek_buf(depth));
   const Kind k = detail::sniff(ps.head(), detail::base_name(info.path));
   if (k != Kind::archive && k != Kind::seek_archive) {
-    leaf(ps, info);
+    text_leaf(ps, info);
     return;
   }
   if (depth > lim_.max_depth) {
@@ -710,14 +938,61 @@ void Walker::nested_or_leaf(Source& s, MemberInfo info, uint32_t depth) {
                         std::to_string(lim_.max_depth) + "): not opened");
     return;
   }
+  const bool compressed = detail::compression_magic(ps.head()) || detail::uuencode_magic(ps.head());
+  // small enough to hold: read it whole, and open it only when no identical archive was
+  std::string& buf = member_buf(depth);
+  buf.clear();
+  std::vector<char>& block = level_buf(depth);
+  while (buf.size() <= kDedupBytes) {
+    const size_t r = ps.read(block.data(), std::min(block.size(), kDedupBytes + 1 - buf.size()));
+    if (r == 0) break;
+    buf.append(block.data(), r);
+  }
+  if (buf.size() > kDedupBytes) {  // too large: streamed, as it is
+    if (refuse_nested(info.path)) return;
+    PrefixSource rest(buf, ps);
+    open_nested(rest, info, depth, compressed);
+    return;
+  }
+  if (!ps.cut() && !ps.failed()) {  // complete: its digest (and base name) names it
+    // the same bytes under another file name are read again: a name can say which node a
+    // bundle is (fleet/node01.tar.gz, fleet/node02.tar.gz), and the ratio bounds the cost
+    const std::string digest = sha256_hex(buf);
+    const auto [it, fresh] = archive_digests_.emplace(
+        digest + std::string(1, '\0') + std::string(detail::base_name(info.path)), info.path);
+    if (!fresh) {
+      warn(info.path, "[duplicate-archive] nested archive " + quote(info.path) +
+                          " is identical to " + quote(it->second) + " (sha256 " +
+                          digest.substr(0, 16) + "..., " + std::to_string(buf.size()) +
+                          " bytes): read once, its members are those of " + quote(it->second));
+      return;
+    }
+  }
+  if (refuse_nested(info.path)) return;
+  MemSource mem(buf);
+  open_nested(mem, info, depth, compressed);
+}
+
+// A nested archive is not opened while the bundle is over its ratio (it would expand it more).
+bool Walker::refuse_nested(const std::string& path) {
+  if (!over_bundle_ratio()) return false;
+  warn(path, "[ratio] nested archive " + quote(path) +
+                 " is not opened: the bundle already expands more than " +
+                 std::to_string(lim_.max_ratio) + " times (max_ratio over every nesting level; " +
+                 std::to_string(bundle_expanded) + " bytes out of archives from " +
+                 std::to_string(outer_read) + " bytes read from the bundle file)");
+  return true;
+}
+
+void Walker::open_nested(Source& s, const MemberInfo& info, uint32_t depth, bool compressed) {
   Level child;
   child.path = info.path;
   child.label = info.path;
   child.depth = depth;
   child.enclosing = info.archives;
-  child.compressed = detail::compression_magic(ps.head());
+  child.compressed = compressed;
   std::string err;
-  if (!walk_archive(ps, false, child, err))
+  if (!walk_archive(s, false, child, err))
     warn(info.path, "[open-failed] " + quote(info.path) +
                         " looks like an archive but cannot be read: " + err + ": skipped");
 }
@@ -732,6 +1007,14 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
   L.src = &src;
   L.buf = &level_buf(L.depth);
   L.a = a.get();
+  L.outer_read = &outer_read;
+  L.opened = std::chrono::steady_clock::now();
+  L.expanded_at_open = bundle_expanded;
+  open_.push_back(&L);
+  struct Pop {
+    std::vector<Level*>& v;
+    ~Pop() { v.pop_back(); }
+  } pop{open_};
   archive_read_set_callback_data(a.get(), &L);
   archive_read_set_read_callback(a.get(), read_cb);
   if (seekable) archive_read_set_seek_callback(a.get(), seek_cb);
@@ -887,6 +1170,7 @@ bool Walker::entry_body(Level& L, archive_entry* e, const std::string& header_wa
       const char* to = archive_entry_symlink(e);
       warn(path, "[symlink] " + quote(path) + " is a symbolic link to " +
                      quote(to != nullptr ? to : "") + ": not followed");
+      link(path, to != nullptr ? std::string_view(to) : std::string_view(), &L);
       return true;
     }
     if (type != AE_IFREG && type != 0) {
@@ -924,7 +1208,8 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
   bundle_name_ = std::string(name);
   PeekSource ps(src, peek_buf(0));
   const Kind k = detail::sniff(ps.head(), name);
-  if (k == Kind::other && !detail::looks_like_text(ps.head())) {
+  if (k == Kind::other && !detail::looks_like_text(ps.head()) &&
+      detail::utf16_text(ps.head()) == detail::Utf16::none) {
     std::string hex;
     const std::string_view h = ps.head();
     for (size_t i = 0; i < std::min<size_t>(h.size(), 8); ++i) {
@@ -947,7 +1232,7 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
     if (info.path.empty()) info.path = "\xEF\xBF\xBD";
     info.path = unique(info.path);
     if (ps.head().empty()) warn(info.path, "[empty] the bundle file " + quote(name) + " is empty");
-    if (count_member(info.path)) leaf(ps, info);
+    if (count_member(info.path)) text_leaf(ps, info);
     drain(ps, false, "");
     if (fd != nullptr && fd->failed()) {
       warn(info.path, "[io] read error on " + quote(name) + ": " + fd->error());
@@ -957,7 +1242,8 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
   Level L;
   L.label = std::string(name);
   L.depth = 0;
-  L.compressed = detail::compression_magic(ps.head());
+  L.outer = true;
+  L.compressed = detail::compression_magic(ps.head()) || detail::uuencode_magic(ps.head());
   std::string err;
   bool ok = false;
   if (k == Kind::seek_archive && seekable) {
@@ -1046,6 +1332,7 @@ void Walker::walk_dir(const fs::path& root) {
       case DirItem::symlink:
         warn(shown, "[symlink] " + quote(it.rel) + " is a symbolic link to " + quote(it.note) +
                         ": not followed");
+        link(shown, it.note, nullptr);
         continue;
       case DirItem::special:
         warn(shown, "[special] " + quote(it.rel) + " is not a regular file: skipped");
@@ -1082,7 +1369,7 @@ void Walker::walk_dir(const fs::path& root) {
       info.size_hint = st.st_size;
       info.mtime = st.st_mtime;
       if (k == Kind::other) {
-        leaf(ps, info);
+        text_leaf(ps, info);
         drain(ps, false, upath);
       } else if (lim_.max_depth < 1) {
         warn(upath, "[depth] " + quote(upath) + " is an archive (max_depth " +
@@ -1093,7 +1380,8 @@ void Walker::walk_dir(const fs::path& root) {
         L.path = upath;
         L.label = upath;
         L.depth = 1;
-        L.compressed = detail::compression_magic(ps.head());
+        L.outer = true;
+        L.compressed = detail::compression_magic(ps.head()) || detail::uuencode_magic(ps.head());
         std::string err;
         bool ok = false;
         if (k == Kind::seek_archive) {

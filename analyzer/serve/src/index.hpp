@@ -22,9 +22,10 @@ struct Analysis {
   std::string error;   // for failed: what went wrong (no server paths)
   int64_t uploaded_at = 0, started_at = 0, finished_at = 0;
   std::vector<std::string> hosts;
-  std::string verdict_kind;  // root_cause | symptom | none ("" until done)
+  std::string verdict_kind;  // root_cause | symptom | fault | none ("" until done)
   std::string verdict_id, verdict_title;
   int root_causes = 0, symptoms = 0, warnings = 0;
+  int faults = 0;  // fault-event findings (docs/faults.md)
 };
 
 class Index {

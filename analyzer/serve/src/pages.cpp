@@ -1,7 +1,9 @@
 #include "pages.hpp"
 
+#include <array>
 #include <cstdio>
 
+#include "faultline/core/sha256.hpp"
 #include "util.hpp"
 
 namespace faultline::serve::detail {
@@ -31,7 +33,7 @@ td.when{white-space:nowrap;font-variant-numeric:tabular-nums}
 .st.done{background:#d3f9d8;color:var(--ok)}.st.failed{background:#fde2e1;color:var(--bad)}
 .st.running{background:#dbeafe;color:var(--accent)}.st.queued{background:#eef0f3;color:var(--muted)}
 .muted{color:var(--muted)}.err{color:var(--bad)}code{font-size:13px}
-.verdict-root_cause{color:var(--bad);font-weight:600}.verdict-symptom{color:var(--warn)}
+.verdict-root_cause{color:var(--bad);font-weight:600}.verdict-symptom{color:var(--warn)}.verdict-fault{color:var(--warn)}
 )css";
 
 std::string link(const std::string& path, const std::string& token) {
@@ -87,10 +89,14 @@ std::string analyses_table(const std::vector<Analysis>& list, const std::string&
     if (a.hosts.size() > 8) h += ", … (" + std::to_string(a.hosts.size()) + ")";
     h += "</td><td>";
     if (a.status == "done") {
-      if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom") {
+      if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" ||
+          a.verdict_kind == "fault") {
         h += "<span class=\"verdict-" + a.verdict_kind + "\">" + html_escape(a.verdict_title) +
              "</span><br><code>" + html_escape(a.verdict_id) + "</code>";
         if (a.verdict_kind == "symptom") h += " <span class=\"muted\">(no root cause found)</span>";
+        if (a.verdict_kind == "fault")
+          h += " <span class=\"muted\">(no diagnosis; " + std::to_string(a.faults) +
+               " fault event" + (a.faults == 1 ? "" : "s") + ")</span>";
       } else {
         h += "<span class=\"muted\">no finding</span>";
       }
@@ -128,6 +134,52 @@ std::string human_size(uint64_t bytes) {
   return buf;
 }
 
+namespace {
+const std::string& home_js();
+
+// The status page's script: constant; the analysis id comes from data-id.
+const std::string& status_js() {
+  static const std::string js = std::string(kJsCommon) + R"js(
+const ST = document.getElementById('status');
+poll(ST.dataset.id, function (s) {
+  ST.textContent = s.status; ST.className = 'st ' + s.status;
+  if (s.status === 'done' || s.status === 'failed') { location.reload(); return false; }
+  return true;
+});
+)js";
+  return js;
+}
+
+std::string base64(const std::array<uint8_t, 32>& d) {
+  static constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < d.size(); i += 3) {
+    const uint32_t n = (uint32_t{d[i]} << 16) | (i + 1 < d.size() ? uint32_t{d[i + 1]} << 8 : 0) |
+                       (i + 2 < d.size() ? uint32_t{d[i + 2]} : 0);
+    out.push_back(kB64[(n >> 18) & 63]);
+    out.push_back(kB64[(n >> 12) & 63]);
+    out.push_back(i + 1 < d.size() ? kB64[(n >> 6) & 63] : '=');
+    out.push_back(i + 2 < d.size() ? kB64[n & 63] : '=');
+  }
+  return out;
+}
+
+std::string script_hash(const std::string& js) {
+  Sha256 h;
+  h.update(js);
+  return "'sha256-" + base64(h.digest()) + "'";
+}
+}  // namespace
+
+std::string content_security_policy() {
+  static const std::string csp = "default-src 'self'; script-src " + script_hash(home_js()) + " " +
+                                 script_hash(status_js()) +
+                                 "; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+                                 "object-src 'none'; base-uri 'none'; form-action 'self'; "
+                                 "frame-ancestors 'none'";
+  return csp;
+}
+
 std::string home_page(const std::vector<Analysis>& recent, uint64_t max_upload,
                       const std::string& token) {
   std::string body;
@@ -140,20 +192,25 @@ std::string home_page(const std::vector<Analysis>& recent, uint64_t max_upload,
       "log file. At most " +
       html_escape(human_size(max_upload)) +
       ".</span><span class=\"hint\">It is analysed on this server; nothing leaves it.</span></div>"
-      "<input type=\"file\" id=\"file\" name=\"file\" hidden>"
-      "<progress id=\"bar\" max=\"1\" value=\"0\" hidden></progress><div id=\"msg\" "
+      "<input type=\"file\" id=\"file\" name=\"file\" hidden data-max=\"" +
+      std::to_string(max_upload) + "\" data-max-text=\"" + html_escape(human_size(max_upload)) +
+      "\"><progress id=\"bar\" max=\"1\" value=\"0\" hidden></progress><div id=\"msg\" "
       "role=\"status\"></div>";
   body += "</div><h2>Recent analyses</h2>";
   body += analyses_table(recent, token);
   if (recent.size() >= 20)
     body += "<p><a href=\"" + html_escape(link("/bundles", token)) + "\">All analyses</a></p>";
 
-  std::string js = kJsCommon;
-  js += "const MAX = " + std::to_string(max_upload) + ";\nconst MAX_TEXT = '" +
-        human_size(max_upload) + "';\n";
-  js += R"js(
+  return layout("Upload", body, home_js(), token);
+}
+
+namespace {
+// The upload page's script: constant (its hash is in the CSP); the limit comes from data-max.
+const std::string& home_js() {
+  static const std::string js = std::string(kJsCommon) + R"js(
 const input = document.getElementById('file'), drop = document.getElementById('drop'),
       bar = document.getElementById('bar'), msg = document.getElementById('msg');
+const MAX = Number(input.dataset.max), MAX_TEXT = input.dataset.maxText;
 let busy = false;
 function say(t, err) { msg.textContent = t; msg.className = err ? 'err' : ''; }
 function upload(f) {
@@ -209,8 +266,9 @@ drop.addEventListener('drop', function (e) {
   if (e.dataTransfer && e.dataTransfer.files.length) upload(e.dataTransfer.files[0]);
 });
 )js";
-  return layout("Upload", body, js, token);
+  return js;
 }
+}  // namespace
 
 std::string list_page(const std::vector<Analysis>& all, const std::string& token) {
   std::string body = "<h1>Analyses</h1>" + analyses_table(all, token);
@@ -219,8 +277,8 @@ std::string list_page(const std::vector<Analysis>& all, const std::string& token
 
 std::string status_page(const Analysis& a, const std::string& token) {
   std::string body = "<h1>" + html_escape(a.name) + "</h1><div class=\"card\">";
-  body += "<p>Status: <span id=\"status\" class=\"st " + a.status + "\">" + html_escape(a.status) +
-          "</span></p>";
+  body += "<p>Status: <span id=\"status\" data-id=\"" + html_escape(a.id) + "\" class=\"st " +
+          a.status + "\">" + html_escape(a.status) + "</span></p>";
   body += "<p class=\"muted\">sha256 <code>" + html_escape(a.sha256) + "</code>, " +
           human_size(a.size) + ", uploaded " + html_escape(iso_utc(a.uploaded_at)) + "</p>";
   if (a.status == "failed") {
@@ -230,20 +288,8 @@ std::string status_page(const Analysis& a, const std::string& token) {
     body += "<p id=\"wait\">The report appears here when the analysis ends.</p>";
   }
   body += "</div>";
-  std::string js;
-  if (a.status == "queued" || a.status == "running") {
-    js = kJsCommon;
-    js += "const ID = '" + a.id + "';\n";
-    js += R"js(
-poll(ID, function (s) {
-  const st = document.getElementById('status');
-  st.textContent = s.status; st.className = 'st ' + s.status;
-  if (s.status === 'done' || s.status === 'failed') { location.reload(); return false; }
-  return true;
-});
-)js";
-  }
-  return layout(a.name, body, js, token);
+  const bool waiting = a.status == "queued" || a.status == "running";
+  return layout(a.name, body, waiting ? status_js() : std::string(), token);
 }
 
 std::string report_page(const Analysis& a, const std::string& report_html,

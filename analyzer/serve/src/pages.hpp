@@ -23,4 +23,9 @@ std::string report_page(const Analysis& a, const std::string& report_html,
                         const std::string& token);
 std::string error_page(int status, const std::string& message, const std::string& token);
 
+// The Content-Security-Policy header of every response: no inline script but the pages' own
+// (each allowed by its sha256; they hold no per-page value, those are data- attributes), no
+// script from anywhere else, nothing loaded from another origin, no framing.
+std::string content_security_policy();
+
 }  // namespace faultline::serve::detail

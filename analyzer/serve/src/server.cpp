@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "child.hpp"
+#include "conn.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/report/report.hpp"
@@ -136,12 +137,13 @@ json analysis_json(const Analysis& a) {
   if (a.status == "failed") j["error"] = a.error;
   j["hosts"] = a.hosts;
   if (a.status == "done") {
-    if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom")
+    if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" || a.verdict_kind == "fault")
       j["verdict"] = {{"kind", a.verdict_kind}, {"id", a.verdict_id}, {"title", a.verdict_title}};
     else
       j["verdict"] = nullptr;
     j["root_causes"] = a.root_causes;
     j["symptoms"] = a.symptoms;
+    j["faults"] = a.faults;
     j["warnings"] = a.warnings;
   }
   const std::string base = "/api/bundles/" + a.id;
@@ -230,9 +232,11 @@ void summarize(sqlite3* db, int64_t bundle, Analysis& a) {
     const auto kind = text(s, 0);
     if (kind == "root_cause") a.root_causes = sqlite3_column_int(s, 1);
     if (kind == "symptom") a.symptoms = sqlite3_column_int(s, 1);
+    if (kind == "fault") a.faults = sqlite3_column_int(s, 1);
   });
+  // the verdict: the first root cause, else the first symptom, else the first fault event
   a.verdict_kind = "none";
-  for (const char* kind : {"root_cause", "symptom"}) {
+  for (const char* kind : {"root_cause", "symptom", "fault"}) {
     if (a.verdict_kind != "none") break;
     const std::string sql =
         std::string("SELECT finding, title FROM findings WHERE bundle_id=? AND kind='") + kind +
@@ -279,9 +283,28 @@ class ReadDb {
 
 // The HTTP server, with its request processing (protected in cpp-httplib) reachable for
 // Server::handle_connection_bytes.
+// Accepted sockets go to the Gate (conn.hpp), not to a thread each.
 class HttpServer : public httplib::Server {
  public:
   using httplib::Server::process_request;
+  detail::Gate* gate = nullptr;
+  socket_t listen_socket() const { return svr_sock_; }
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    if (gate)
+      gate->admit(sock);
+    else
+      ::close(sock);
+    return true;
+  }
+};
+
+// cpp-httplib's accept loop hands each socket to its task queue: straight to the Gate here.
+class InlineQueue : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
 };
 
 // One connection's bytes in memory: reads consume `in`, writes append to `out`.
@@ -341,6 +364,7 @@ struct Server::Impl {
   Recovery recovery;
 
   HttpServer http;
+  std::unique_ptr<detail::Gate> gate;  // after http: stopped and destroyed before it
 
   explicit Impl(Config c) : cfg(std::move(c)) {}
 
@@ -360,7 +384,7 @@ struct Server::Impl {
   }
 
   void log(const std::string& line) const {
-    std::fprintf(stderr, "faultline serve: %s\n", line.c_str());
+    std::fprintf(stderr, "faultline serve: %s\n", text::terminal_safe(line, false).c_str());
   }
 
   void open_state();
@@ -712,6 +736,14 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
     send_error(req, res, 507, "the upload could not be stored (is the server's disk full?)", tok);
     return;
   }
+  if (!ok && detail::request_timed_out()) {
+    res.set_header("Connection", "close");
+    send_error(req, res, 408,
+               "the upload arrived too slowly (below " + detail::human_size(cfg.min_transfer_rate) +
+                   "/s); nothing was stored",
+               tok);
+    return;
+  }
   if (!ok) {
     res.set_header("Connection", "close");
     send_error(req, res, 400, "the upload was interrupted or is not a valid request body", tok);
@@ -796,12 +828,29 @@ void Server::Impl::setup_routes() {
   using httplib::Request;
   using httplib::Response;
 
-  http.new_task_queue = [n = std::max(2U, cfg.http_threads)] { return new httplib::ThreadPool(n); };
+  detail::ConnLimits lim;
+  lim.threads = std::max(2U, cfg.http_threads);
+  lim.reserved = std::min(2U, lim.threads - 1);
+  lim.max_connections = std::max<size_t>(1, cfg.max_connections);
+  lim.max_per_client = std::max<size_t>(1, cfg.max_connections_per_client);
+  lim.head_timeout_ms = std::max(1U, cfg.request_head_timeout_ms);
+  lim.io_window_ms = std::max(1U, cfg.io_timeout_ms);
+  lim.min_rate = cfg.min_transfer_rate;
+  lim.keep_alive_ms = std::max(1U, cfg.keep_alive_ms);
+  gate = std::make_unique<detail::Gate>(lim, [this](detail::ConnStream& s, bool last) {
+    bool closed = false;
+    const bool ok = http.process_request(s, last, closed, nullptr);
+    return ok && !closed;
+  });
+  http.gate = gate.get();
+  http.new_task_queue = [] { return new InlineQueue(); };
+  http.set_keep_alive_max_count(lim.keep_alive_max);
+  http.set_keep_alive_timeout(std::max<time_t>(1, lim.keep_alive_ms / 1000));
   http.set_payload_max_length(static_cast<size_t>(cfg.max_upload + kMultipartSlack));
   http.set_read_timeout(60, 0);
   http.set_write_timeout(60, 0);
   http.set_default_headers({
-      {"Content-Security-Policy", "default-src 'self' 'unsafe-inline' data:"},
+      {"Content-Security-Policy", detail::content_security_policy()},
       {"X-Content-Type-Options", "nosniff"},
       {"X-Frame-Options", "DENY"},
       {"Referrer-Policy", "no-referrer"},
@@ -851,10 +900,16 @@ void Server::Impl::setup_routes() {
   http.set_error_handler(
       httplib::Server::HandlerWithResponse([this](const Request& req, Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        // A body that stopped arriving (conn.hpp): cpp-httplib says 400, the client was slow.
+        if (res.status == 400 && detail::request_timed_out()) {
+          res.status = 408;
+          res.set_header("Connection", "close");
+        }
         std::string msg = res.status == 404   ? "not found"
                           : res.status == 413 ? "the upload is larger than this server accepts (" +
                                                     detail::human_size(cfg.max_upload) + ")"
                           : res.status == 400 ? "bad request"
+                          : res.status == 408 ? "the request did not arrive in time"
                           : res.status == 405 ? "method not allowed"
                                               : "request failed";
         send_error(req, res, res.status, msg, presented_token(req));
@@ -1060,6 +1115,8 @@ int Server::bind() {
   if (port <= 0)
     throw ConfigError("cannot listen on " + c.host + ":" + std::to_string(c.port) +
                       " (address in use, or not an address of this machine)");
+  // cpp-httplib listens with a backlog of 5: a burst of clients would see resets.
+  ::listen(impl_->http.listen_socket(), 1024);
   impl_->bound = true;
   impl_->port = port;
   return port;
@@ -1099,6 +1156,7 @@ void Server::stop() {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  if (impl_->gate) impl_->gate->stop();
 }
 
 void Server::wait_idle() {

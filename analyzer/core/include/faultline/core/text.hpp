@@ -33,4 +33,12 @@ bool valid_utf8(std::string_view s);
 // Replaces invalid UTF-8 sequences by U+FFFD so the text can go into JSON and SQLite TEXT.
 std::string sanitize_utf8(std::string_view s);
 
+// Text that is safe to print on a terminal (and to paste into a ticket): every C0 control
+// character (ESC, CR, BEL, backspace, ...; '\t' is kept, and '\n' when keep_newlines), DEL and
+// every byte of invalid UTF-8 is shown as "\xNN"; every C1 control (U+0080..U+009F) and every
+// bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069) as "\uNNNN". Nothing else
+// changes, so text without such characters comes back byte for byte, and JSON stays the same JSON
+// (the characters can only occur inside its strings, where "\uNNNN" means the same).
+std::string terminal_safe(std::string_view s, bool keep_newlines = true);
+
 }  // namespace faultline::text

@@ -67,6 +67,10 @@ class Visitor {
   // One regular member. The visitor may read all, part or nothing of it.
   virtual void member(const MemberInfo& info, MemberReader& reader) = 0;
   virtual void warning(const Warning& w) = 0;
+  // A symbolic link member (tar/zip entry or a link in a directory bundle), never followed: its
+  // path (as for member()) and its target as stored, bounded to 4 KiB. Called after the
+  // "[symlink]" warning. `info.archives` is set as for regular members. Default: ignored.
+  virtual void symlink(const MemberInfo& /*info*/, std::string_view /*target*/) {}
 };
 
 enum class Status {

@@ -46,8 +46,18 @@ struct Config {
   unsigned jobs = 1;                 // analyses run in parallel
   size_t max_queued = 256;           // analyses waiting for a worker (503 beyond)
   std::string token;                 // required unless host is loopback; checked on every request
-  unsigned http_threads = 16;        // connections served at once
-  app::Options analyze;              // options of every analysis (rules, cache, limits)
+  unsigned http_threads = 16;        // requests served at once (2 of them never for uploads)
+  // Connections (docs/api.md, "Limits and behaviour under load"): beyond the counts a client gets
+  // 503 with Retry-After; a request head that is not complete within request_head_timeout_ms
+  // gets 408; a body or a response that moves less than min_transfer_rate bytes/s over an
+  // io_timeout_ms window is cut. Idle connections hold no thread.
+  size_t max_connections = 512;
+  size_t max_connections_per_client = 32;
+  unsigned request_head_timeout_ms = 10'000;
+  unsigned io_timeout_ms = 30'000;
+  size_t min_transfer_rate = 1024;
+  unsigned keep_alive_ms = 5'000;
+  app::Options analyze;  // options of every analysis (rules, cache, limits)
   // Each analysis runs as `analyzer analyze BUNDLE --db ... --no-report` in a child process, so
   // that a crash or a stage that exhausts memory fails that analysis only. The CLI sets
   // /proc/self/exe (the running faultline). Empty: analyses run in the server process (embedding).
