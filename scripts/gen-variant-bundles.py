@@ -71,6 +71,10 @@ def f_inst(d):
 class Files:
     def __init__(self):
         self.data: dict[str, bytes] = {}
+        self.links: dict[str, str] = {}  # symbolic links (rel -> target as stored, never followed)
+
+    def link(self, rel: str, target: str):
+        self.links[rel] = target
 
     def put(self, rel: str, content, eol="\n", bom=False, trunc=0):
         if isinstance(content, list):
@@ -88,6 +92,10 @@ class Files:
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "wb") as f:
                 f.write(b)
+        for rel, target in sorted(self.links.items()):
+            p = os.path.join(out, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            os.symlink(target, p)
 
 
 def gz(b: bytes, name: str) -> bytes:
@@ -410,6 +418,62 @@ def v_transcript_stale_dkms():
 
 
 # ----------------------------------------------------------------------------------------------
+# 5b. seed 002 after the reboot, collected as files rather than typed commands (issue 17 items 4
+#     and 5): the collector copied /lib/modules/<release>/ with its symbolic links kept as links
+#     (tar -C / or cp -a), so updates/dkms/*.ko are link MEMBERS, modules.dep says which file
+#     modprobe loads, `lsmod | grep` printed nothing; the training service's unit points
+#     ASCEND_HOME_PATH at 8.5.1 while the engineer's shell (printenv) has the installed 8.5.0, and
+#     `ls -l` of the toolkit directory is complete (8.5.1 is not there).
+# ----------------------------------------------------------------------------------------------
+def v_unit_env_module_links():
+    F = Files()
+    host = "a2-train-11"
+    K = "5.15.0-131-generic"
+    P = "[root@%s ~]# " % host
+    boot = T("2026-03-05 09:38:12")
+    d = host + "_20260305"
+    mods = ["drv_pcie_host", "drv_seclib_host", "ascend_kernel_open_adapt"]
+    for m in mods:
+        F.link("%s/lib/modules/%s/updates/dkms/%s.ko" % (d, K, m), "/opt/hdk-25.2.0/driver/kernel/%s.ko" % m)
+    F.put("%s/lib/modules/%s/modules.dep" % (d, K), [
+        "kernel/drivers/net/ethernet/intel/e1000e/e1000e.ko: kernel/drivers/ptp/ptp.ko kernel/drivers/pps/pps_core.ko",
+        "kernel/drivers/ptp/ptp.ko: kernel/drivers/pps/pps_core.ko",
+        "kernel/drivers/pps/pps_core.ko:",
+        "updates/dkms/ascend_kernel_open_adapt.ko:",
+        "updates/dkms/drv_seclib_host.ko: updates/dkms/ascend_kernel_open_adapt.ko",
+        "updates/dkms/drv_pcie_host.ko: updates/dkms/drv_seclib_host.ko updates/dkms/ascend_kernel_open_adapt.ko",
+    ])
+    L = [P + "uname -r", K,
+         P + "lsmod | grep drv_pcie_host",
+         P + "journalctl -k -b | grep -E 'Unknown symbol|drv_pcie'"]
+    for i, m in enumerate(mods[:1]):
+        L.append("%s %s kernel: %s: Unknown symbol ka_pci_enable_device_mem (err -2)" % (f_jrn(boot + timedelta(seconds=28 + i)), host, m))
+    L += [P + "systemctl cat ascend-train.service",
+          "# /etc/systemd/system/ascend-train.service",
+          "[Unit]",
+          "Description=LLM pretraining launcher",
+          "After=network-online.target",
+          "",
+          "[Service]",
+          "Environment=\"ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/8.5.1\" \"ASCEND_OPP_PATH=/usr/local/Ascend/ascend-toolkit/8.5.1/opp\"",
+          "EnvironmentFile=-/etc/default/ascend-train",
+          "ExecStart=/usr/bin/torchrun --nproc_per_node 8 /data/job/train.py",
+          "",
+          "[Install]",
+          "WantedBy=multi-user.target",
+          P + "printenv | grep ^ASCEND",
+          "ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/8.5.0",
+          "ASCEND_OPP_PATH=/usr/local/Ascend/ascend-toolkit/8.5.0/opp",
+          P + "ls -l /usr/local/Ascend/ascend-toolkit/",
+          "total 8",
+          "drwxr-xr-x 6 root root 4096 Nov  4 16:20 8.5.0",
+          "lrwxrwxrwx 1 root root   39 Nov  4 16:20 latest -> /usr/local/Ascend/ascend-toolkit/8.5.0",
+          "-rw-r--r-- 1 root root  540 Nov  4 16:20 set_env.sh"]
+    F.put(d + "/session_20260305.txt", L)
+    return F
+
+
+# ----------------------------------------------------------------------------------------------
 # 6. hostile encodings on a faultline-less ad-hoc folder, seed 000 story: BOM + CRLF install log
 #    (the downgrade is on the very first line), GBK bytes in syslog, truncated plog, empty files,
 #    journal short-iso with +08:00, pip freeze, dpkg -l.
@@ -507,6 +571,82 @@ def v_a3_vllm_heartbeat():
     return F
 
 
+# ----------------------------------------------------------------------------------------------
+# 9. asys of a 910B host whose only version and boot evidence is its install history and
+#    host_kernel.log (no npu-smi, no version.info, no package list, no uptime/btime): months of
+#    driver/firmware runs in the real asys shapes (UserCommand run names, internal builds
+#    7.7.t15.0.b092 .. 7.8.t5.0.b028, a failed vermagic check, a failed firmware flash), the boot
+#    seen only as `Insmod host driver` by systemd-udevd in host_kernel.log (UTC) and in syslog
+#    (host-local +0800, with the kernel uptime), then a driver downgrade after that boot.
+# ----------------------------------------------------------------------------------------------
+def inst_run(pkg: str, d: datetime, ver: str, base: str, fail: str = "", extra_ok=()) -> list:
+    """One driver/firmware .run session as ascend_install.log prints it (real asys shapes)."""
+    tag = "[%s]" % pkg
+    P = lambda lvl, msg, t=d: "%s [%s] [%s]%s" % (tag, f_inst(t), lvl, msg)  # noqa: E731
+    run = "Ascend910B-driver-%s-ubuntu20.04.x86_64.run" % ver if pkg == "Driver" else "Ascend910B-firmware-%s.run" % ver
+    end = d + timedelta(seconds=31)
+    L = [P("INFO", "Start time: %s" % f_inst(d)), P("INFO", "UserCommand: %s --quiet --full" % run),
+         P("INFO", "base version is %s." % base)]
+    if pkg == "Driver":
+        L += [P("INFO", "uninstall driver success", d + timedelta(seconds=9)) if base != "none" else P("INFO", "parent_dirs_permision_check success"),
+              P("INFO", "target path : /usr/local/Ascend/driver", d + timedelta(seconds=9)),
+              P("INFO", "upgradePercentage:10%", d + timedelta(seconds=10))]
+    else:
+        L += [P("INFO", "freeSpace:4049369M"),
+              P("INFO", "target path : /usr/local/Ascend", d + timedelta(seconds=1))]
+    if fail:
+        L += [P("ERROR", fail, end)]
+    else:
+        L += [P("INFO", m, end) for m in extra_ok]
+    L += [P("INFO", "End time: %s" % f_inst(end), end)]
+    return L
+
+
+def v_asys_install_history():
+    F = Files()
+    host = "a2-n17"
+    boot = T("2026-06-01 08:00:10")  # CST
+    drv_load = boot + timedelta(seconds=30, microseconds=412345)
+    job = T("2026-06-04 10:12:40.118204")
+    top = "asys_output_20260604101530123/"
+    pid = 61022
+    D_OK = ("upgradePercentage:100%", "Driver package installed successfully! Reboot needed for installation/upgrade to take effect!")
+    F_OK = ("upgradePercentage: 100%", "firmware upgrade success",
+            "Firmware package installed successfully! Reboot now or after driver installation for the installation/upgrade to take effect.")
+    inst = []
+    inst += inst_run("Firmware", T("2025-11-20 10:00:04"), "7.7.t15.0.b092", "none", extra_ok=F_OK)
+    inst += inst_run("Driver", T("2025-11-20 10:03:41"), "7.7.t15.0.b092", "none", extra_ok=D_OK)
+    inst += inst_run("Driver", T("2026-01-15 09:30:12"), "7.7.t16.0.b099", "7.7.T15.0.B092",
+                     fail="driver vermagic check failed.")
+    inst += inst_run("Driver", T("2026-01-15 09:50:33"), "7.7.t16.0.b099", "7.7.T15.0.B092", extra_ok=D_OK)
+    inst += inst_run("Firmware", T("2026-05-20 16:02:09"), "7.8.t5.0.b028", "7.7.T15.0.B092", extra_ok=F_OK)
+    inst += inst_run("Driver", T("2026-05-20 16:05:47"), "7.8.t5.0.b028", "7.7.T16.0.B099", extra_ok=D_OK)
+    # after the 2026-06-01 boot: the driver goes back to 7.7.t16.0.b099 (no reboot since); the
+    # firmware upgrade that follows fails and changes nothing
+    inst += inst_run("Driver", T("2026-06-03 14:20:05"), "7.7.t16.0.b099", "7.8.T5.0.B028", extra_ok=D_OK)
+    inst += inst_run("Firmware", T("2026-06-03 14:30:51"), "7.8.t6.0.b001", "7.8.T5.0.B028",
+                     fail="pcie device is missing, please make sure that the firmware package is correct, or cold reset may fix it.")
+    F.put(top + "dfx/log/host/install/ascend_install.log", inst)
+    insmod = "[ascend] [drv_pcie] [INFO] [devdrv_init_module 2338] <systemd-udevd:694:694> Insmod host driver. (type=\"normal\", product=\"dc\", driver_name=\"devdrv_device_driver\")"
+    svm = "[ascend] [devmm] [ERROR] [devmm_svm_mmap 301] <python3:%d,%d> Svm map va not fixed. (vm_start=0x100000000000; vm_end=0x200000000000; vm_pgoff=0x0; vm_flags=0x400fb)" % (pid, pid)
+    F.put(top + "dfx/log/host/driver/host_kernel.log", [
+        "%s [ascend] [uda] [INFO] [uda_host_ns_init_work 125] <kworker/4:1:231:231:4> Ns info. (ns=ffff968e9f409780; init.task ns=ffff968e9f409780)" % f_hk(drv_load - timedelta(milliseconds=28)),
+        "%s [ascend] [vmng_dev] [INFO] [vmngh_vpc_init_module 504] <systemd-udevd:694> Init vmngh vpc module finish." % f_hk(drv_load - timedelta(milliseconds=24)),
+        "%s %s" % (f_hk(drv_load), insmod),
+        "%s %s" % (f_hk(job + timedelta(milliseconds=2)), svm)])
+    up = lambda d: (d - boot).total_seconds()  # noqa: E731
+    F.put(top + "dfx/log/host/message/syslog", [
+        "%s %s kernel: [%12.6f] pci 0000:c1:00.0: [19e5:d802] type 00 class 0x120000" % (f_sys(boot + timedelta(seconds=2)), host, 1.913483),
+        "%s %s kernel: [%12.6f] [ascend] [drv_pcie] [devdrv_init_module 2338] <systemd-udevd:694:694> Insmod host driver. (type=\"normal\", product=\"dc\", driver_name=\"devdrv_device_driver\")" % (f_sys(drv_load), host, up(drv_load)),
+        "%s %s systemd[1]: Started Session 12 of user root." % (f_sys(job - timedelta(minutes=3)), host),
+        "%s %s kernel: [%12.6f] [ascend] [devmm] [devmm_svm_mmap 301] <python3:%d,%d> Svm map va not fixed. (vm_start=0x100000000000; vm_end=0x200000000000; vm_pgoff=0x0; vm_flags=0x400fb)" % (f_sys(job), host, up(job), pid, pid)])
+    dbg = [
+        "[ERROR] DRV(%d,python3):%s [ascend][curpid: %d, %d][drv][devmm][devmm_svm_init 412]Not support svm mem, because asan is opened or os not support mmap 8T." % (pid, f_plog(job), pid, pid),
+        "[ERROR] HCCL(%d,python3):%s [hcom.cc:266] [%d][InitGroupStage][Resource]Communicator of group hccl_world_group inited: failed, ret[4]" % (pid, f_plog(job + timedelta(milliseconds=41)), pid)]
+    F.put(top + "dfx/log/host/cann/debug/plog/plog-%d_%s.log" % (pid, f_17(job - timedelta(seconds=9))), dbg)
+    return F
+
+
 VARIANTS = {
     "asys-ip-reboot-pending": v_asys_ip_reboot_pending,
     "nlc-310p-healthy": v_nlc_310p_healthy,
@@ -516,10 +656,13 @@ VARIANTS = {
     "hostile-encodings": v_hostile_encodings,
     "fleet-ip-targz": v_fleet_ip_targz,
     "a3-vllm-heartbeat": v_a3_vllm_heartbeat,
+    "asys-install-history": v_asys_install_history,
+    "unit-env-module-links": v_unit_env_module_links,
 }
 # variants kept under samples/ (text only), as samples/variant-<name>
 KEPT: list[str] = ["asys-ip-reboot-pending", "transcript-stale-dkms", "faultdiag-default-prefix",
-                    "hostile-encodings", "msnpureport-rotated"]
+                    "hostile-encodings", "msnpureport-rotated", "asys-install-history",
+                    "unit-env-module-links"]
 
 
 def write_variant(name: str, out: str, text_only=False):

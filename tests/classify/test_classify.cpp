@@ -357,3 +357,107 @@ TEST_CASE("a syslog with a NUL block from an unclean shutdown is still a syslog"
   elf += "\x02\x00\xb7\x00";
   CHECK(classifier().classify("bin/npu-smi", elf).kind == "binary");
 }
+
+TEST_CASE("component logs of the vendor's single-node layout get their kinds") {
+  // ascend-fd DlLogSaver / MindieLogSaver / AMCTLogSaver layout (docs/faults.md)
+  const std::string hwlog =
+      "[INFO]     2024/01/10 03:29:09.354927 1       hwlog/api.go:108    failed to check files, "
+      "owner not right /usr/bin/runc xxxx\n";
+  CHECK(classifier().classify("dl_log/devicePlugin/devicePlugin.log", hwlog).kind ==
+        "mindx_dl_log");
+  CHECK(classifier().classify("dl_log/noded/noded-2999-10-01T03-39-17.760.log", hwlog).kind ==
+        "mindx_dl_log");
+  CHECK(classifier().classify("dl_log/ascend-docker-runtime/runtime-run.log", hwlog).kind ==
+        "mindx_dl_log");
+  // by content alone (a renamed copy)
+  CHECK(classifier().classify("upload/dp.txt", hwlog).kind == "mindx_dl_log");
+  const std::string klog =
+      "E0111 03:29:15.991928       1 reschedule.go:533]    Failed to get plugin volcano-npu\n";
+  CHECK(classifier().classify("dl_log/volcano-scheduler/volcano-scheduler.log", klog).kind ==
+        "volcano_log");
+  const std::string mindie =
+      "[2024-11-05 12:00:00.123456] [11] [1] [MS] [1] [ERROR] : [MIE03E400008] [HttpServer] Http "
+      "server on timeout\n";
+  CHECK(classifier().classify("mindie/log/debug/mindie-ms_11_202411061400.log", mindie).kind ==
+        "mindie_log");
+  const std::string amct =
+      "2024-10-23 10:47:11,976 - INFO - [AMCT]:[AMCT]: Layer batchmatmul_2 does not support "
+      "asymmetric quant, set symmetric, No layer support in the graph\n";
+  CHECK(classifier().classify("amct_log/amct_onnx.log", amct).kind == "amct_log");
+  CHECK(classifier()
+            .classify("dl_log/ttp_log/ttp_log.log.1",
+                      "2024-06-18 17:25:32,167 - WARNING - [TTP controller.cpp:1021] x\n")
+            .kind == "mindio_log");
+}
+
+// Issue 17 item 6: a member's kind is decided by its place inside its own (innermost) collection.
+// npu_log_collect.sh writes npu_info_log/card_info.log next to the ascend_log_<ts> tree it packs
+// (log-formats.md §12); the same files inside a nested ascend_log_<ts>.tar.gz, at any depth.
+TEST_CASE("nested collections keep their layout") {
+  const std::string table =
+      "+-------------------------------------------------------------------------------------------"
+      "-----+\n"
+      "| npu-smi 24.1.rc3                 Version: 24.1.rc3                                        "
+      "     |\n";
+  const std::string install =
+      "[Driver] [2026-05-27 14:03:11] [INFO]Start time: 2026-05-27 14:03:11\n"
+      "[Driver] [2026-05-27 14:03:11] [INFO]LogFile: /var/log/ascend_seclog/ascend_install.log\n";
+  const std::string messages =
+      "May 27 14:03:11 a2pod-n042 kernel: [812345.123456] drv_pcie_host: loading out-of-tree "
+      "module\n"
+      "May 27 14:03:12 a2pod-n042 systemd[1]: Started Session 12 of user root.\n";
+  for (const std::string outer : {"", "npu_log_collect_20260527140311.tar.gz!/",
+                                  "case.tar!/node07.tar.gz!/", "a.tar!/b.tar.gz!/c.zip!/"}) {
+    INFO(outer);
+    CHECK(classifier()
+              .classify(outer + "npu_log_collect_20260527140311/npu_info_log/card_info.log", table)
+              .kind == "npu_smi_info");
+    const std::string nested =
+        outer + "npu_log_collect_20260527140311/ascend_log_20260527140311.tar.gz!/";
+    CHECK(
+        classifier()
+            .classify(
+                nested + "ascend_log_20260527140311/install_info/ascend_seclog/ascend_install.log",
+                install)
+            .kind == "install_log");
+    CHECK(classifier()
+              .classify(nested + "ascend_log_20260527140311/host_log/messages", messages)
+              .kind == "syslog");
+  }
+  // the folders of the enclosing collection do not decide: a device folder holding an archive
+  // of the host's logs is no device syslog, a hisi_logs folder holding one is no black box
+  CHECK(classifier()
+            .classify("device_log/device-0/hostlogs.tar.gz!/var/log/messages", messages)
+            .kind == "syslog");
+  CHECK(classifier().classify("hisi_logs/extra.tar.gz!/notes/history.log", "done\n").kind !=
+        "bbox_history");
+  CHECK(classifier().classify("hisi_logs/device-0/history.log", "").kind == "bbox_history");
+}
+
+// Issue 17 items 4 and 5: the new kinds by path and content (man-page / spec line shapes).
+TEST_CASE("launch configurations, ldd and modules.dep are recognised") {
+  const auto& c = classifier();
+  CHECK(c.classify("case/etc/systemd/system/ascend-train.service",
+                   "[Unit]\nDescription=x\n[Service]\nEnvironment=A=1\n")
+            .kind == "launch_spec");
+  CHECK(c.classify("case/systemctl_cat_ascend-train.txt",
+                   "# /etc/systemd/system/ascend-train.service\n[Service]\nExecStart=/bin/x\n")
+            .kind == "launch_spec");
+  CHECK(c.classify("deploy/docker-compose.yml", "services:\n  vllm:\n    image: x\n").kind ==
+        "launch_spec");
+  CHECK(c.classify("k8s/infer.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n").kind ==
+        "launch_spec");
+  CHECK(c.classify("jobs/run.sh", "#!/bin/bash\n#SBATCH --job-name=x\nsrun python t.py\n").kind ==
+        "launch_spec");
+  CHECK(c.classify("k8s/values.yaml", "replicaCount: 1\nimage: x\n").kind != "launch_spec");
+  CHECK(c.classify("x/ldd_npu-smi.txt",
+                   "\tlinux-vdso.so.1 (0x0000ffffb4a5f000)\n\tlibc_sec.so => not found\n")
+            .kind == "ldd");
+  CHECK(c.classify("files/lib/modules/5.15.0-131-generic/modules.dep",
+                   "updates/dkms/drv_pcie_host.ko: updates/dkms/drv_seclib_host.ko\n")
+            .kind == "modules_dep");
+  CHECK(c.classify("x/tree_ascend.txt",
+                   "/usr/local/Ascend\n├── driver\n│   └── version.info\n└── firmware\n")
+            .kind == "ls_listing");
+  CHECK(c.classify("x/lsmod_grep.txt", "drv_pcie_host         466944  0\n").kind == "lsmod");
+}

@@ -53,7 +53,8 @@ const char* const kKinds[] = {
     "plog",          "device_app_log", "device_os_log", "device_fw_log",   "device_event_log",
     "device_syslog", "slogd_log",      "bbox_history",  "host_kernel_log", "dmesg",
     "dmesg_t",       "journal",        "syslog",        "install_log",     "operation_log",
-    "train_log",     "probe_output"};
+    "train_log",     "probe_output",   "mindx_dl_log",  "volcano_log",     "mindie_log",
+    "mindio_log",    "amct_log",       "lcne_log"};
 
 void check_sane(const std::string& kind, const std::string& text) {
   const auto r = faultline::parse::parse_text(kind, text);

@@ -304,6 +304,36 @@ TEST_CASE("train_log: Python tracebacks with launcher prefixes", "[logs][train]"
     CHECK(tb.time.second == 21);
     CHECK(tb.message.rfind("RuntimeError: npuSynchronizeDevice", 0) == 0);
   }
+  SECTION("vLLM before 0.6.4: the logger's file without its opening bracket") {
+    // LLaMA-Factory #7447, verbatim
+    const auto r = parse_text(
+        "train_log",
+        "(VllmWorkerProcess pid=1743) ERROR 03-25 12:50:16 multiproc_worker_utils.py:242] "
+        "RuntimeError: Cannot re-initialize NPU in forked subprocess. To use NPU with "
+        "multiprocessing, you must use the 'spawn' start method\n");
+    REQUIRE(r.events.size() == 1);
+    const auto& e = r.events[0];
+    CHECK(e.pid == 1743);
+    CHECK(e.severity == Severity::error);
+    CHECK(e.time.month == 3);
+    CHECK(e.time.day == 25);
+    CHECK(e.time.hour == 12);
+    CHECK(e.message.rfind("RuntimeError: Cannot re-initialize NPU", 0) == 0);
+  }
+  SECTION("MindIE service prefix: zoned time, pid, tid, component, level, file") {
+    // gpustack/gpustack #2898 (MindIE daemon log), verbatim
+    const auto r = parse_text(
+        "train_log",
+        "[2025-10-12 17:17:33.458+08:00] [26217] [33186] [server] [INFO] [http_server.cpp:54] : "
+        "[endpoint] Receive request from 192.168.20.7:46182 ,method is GET, uri is /v1/models\n");
+    REQUIRE(r.events.size() == 1);
+    const auto& e = r.events[0];
+    CHECK(e.severity == Severity::info);
+    CHECK(e.time.clock == Clock::utc);
+    CHECK(e.time.hour == 9);  // 17:17 at +08:00
+    CHECK(e.time.minute == 17);
+    CHECK(e.message.rfind("[endpoint] Receive request", 0) == 0);
+  }
   SECTION("CRLF endings and Python 3.11 carets") {
     const auto r =
         parse_text("train_log",

@@ -35,7 +35,9 @@ TEST_CASE("ls_listing: ls -l of a directory named by the command", "[parse][outp
                   "symlink:/usr/local/Ascend.bak/driver_24.1.rc3/kernel/drv_pcie_host.ko", 3},
                  {"fs./lib/modules/5.15.0-91-generic/updates/dkms/drv_seclib_host.ko",
                   "symlink:/usr/local/Ascend.bak/driver_24.1.rc3/kernel/drv_seclib_host.ko", 4}});
-    CHECK(r.facts.size() == 2);
+    // plus the complete listing: `total 0` then two entries (docs/facts.md "Complete listings")
+    check_facts(r, {{"dir.entries./lib/modules/5.15.0-91-generic/updates/dkms", "2", 2}});
+    CHECK(r.facts.size() == 3);
     CHECK(r.malformed == 0);
   }
 }

@@ -11,7 +11,8 @@ const std::vector<std::string> kKinds = {
     "npu_smi_info", "npu_smi_kv",   "version_info", "dpkg_list", "rpm_list",  "pip_list",
     "proc_maps",    "proc_cmdline", "environ",      "mountinfo", "modinfo",   "modprobe",
     "lsmod",        "ls_listing",   "uname",        "uptime",    "proc_stat", "date",
-    "timedatectl",  "ulimit",       "sysctl",       "lspci",     "manifest"};
+    "timedatectl",  "ulimit",       "sysctl",       "lspci",     "manifest",  "modules_dep",
+    "ldd",          "launch_spec"};
 }  // namespace
 
 TEST_CASE("outputs: every kind has a parser", "[parse][outputs][robustness]") {
@@ -61,4 +62,26 @@ TEST_CASE("outputs: facts per member are capped", "[parse][outputs][robustness]"
   CHECK(r.malformed == 1);
   REQUIRE(!r.malformed_reasons.empty());
   CHECK(r.malformed_reasons[0].find("fact limit") != std::string::npos);
+}
+
+TEST_CASE("outputs: hostile YAML and listings stay bounded", "[parse][outputs][robustness]") {
+  // 200 000 nested list items and keys: no recursion, a bounded key stack, bounded records
+  std::string deep = "apiVersion: v1\nkind: Pod\nspec:\n";
+  for (int i = 0; i < 2000; ++i)
+    deep += std::string(static_cast<size_t>(i), ' ') + "- k" + std::to_string(i) + ":\n";
+  for (int i = 0; i < 200000; ++i) deep += "  - name: V" + std::to_string(i) + "\n";
+  const auto r = run("launch_spec", deep, "pod.yaml");
+  CHECK(r.lines > 200000);
+  // a tree drawing 100 000 levels deep and a find printing 300 000 paths
+  std::string tree = "$ tree /x\n/x\n";
+  for (int i = 0; i < 3000; ++i) {
+    std::string l;
+    for (int j = 0; j < i; ++j) l += "    ";
+    tree += l + "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 d" + std::to_string(i) + "\n";
+  }
+  const auto t = run("ls_listing", tree);
+  for (const auto& f : t.facts) CHECK(f.name.size() <= 512);
+  std::string find = "$ find /x -type f\n";
+  for (int i = 0; i < 300000; ++i) find += "/x/f" + std::to_string(i) + "\n";
+  CHECK(run("ls_listing", find).facts.size() == 250000);
 }

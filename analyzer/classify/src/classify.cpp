@@ -167,6 +167,12 @@ Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
 Classifier::~Classifier() = default;
 
 Classification Classifier::classify(std::string_view path, std::string_view head) const {
+  // A member's role is decided by its place inside its own collection: path patterns see the path
+  // inside the innermost archive ("a.tar.gz!/ascend_log_x.tar.gz!/host_log/messages" ->
+  // "host_log/messages"), however deep the nesting, so that folders of an enclosing collection
+  // (a `firmware/` or `hisi_logs/` holding an archive) do not decide what the archive's files are.
+  if (const size_t bang = path.rfind("!/"); bang != std::string_view::npos)
+    path = path.substr(bang + 2);
   // a UTF-8 byte order mark (files saved by Windows editors) must not hide a `^...` grammar
   if (head.substr(0, 3) == "\xEF\xBB\xBF") head.remove_prefix(3);
   head = head.substr(0, 65536);

@@ -2,6 +2,7 @@
 
 #include "faultline/parse/parser.hpp"
 #include "faultline/parse/registry_detail.hpp"
+#include "outputs/loader.hpp"
 
 namespace faultline::parse {
 
@@ -31,9 +32,21 @@ class CollectSink final : public Sink {
 };
 }  // namespace
 
+// Kinds where the dynamic loader's "cannot open shared object file" lines are printed: they also
+// give `library.<lib>.missing` facts (src/outputs/loader.cpp).
+bool loader_errors_in(std::string_view kind) {
+  for (std::string_view k :
+       {"train_log", "syslog", "journal", "probe_output", "ldd", "npu_smi_info", "npu_smi_kv"})
+    if (k == kind) return true;
+  return false;
+}
+
 std::unique_ptr<Parser> make_parser(std::string_view kind, std::string_view path) {
   for (const auto& e : table())
-    if (e.kind == kind) return e.make(path);
+    if (e.kind == kind) {
+      auto p = e.make(path);
+      return loader_errors_in(kind) ? outputs::with_loader_errors(std::move(p)) : std::move(p);
+    }
   return nullptr;
 }
 

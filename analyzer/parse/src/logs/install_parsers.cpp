@@ -44,6 +44,7 @@ struct Session {
   std::string base, from, to, current;
   std::string
       path_version;  // from an install path (.../ascend-toolkit/8.5.0/..., .../cann-9.1.0/...)
+  std::string root;  // --install-path=DIR of the command line ("" = the installer's default)
   bool open = false, uninstall_cmd = false, uninstalled_ok = false, installed_ok = false;
   bool upgraded_ok = false, failed = false, reboot = false, ended = false;
   uint32_t line = 0;
@@ -165,6 +166,15 @@ class InstallLogParser final : public Parser {
       if (!marker || end) return;
       begin(*s, stamp, ctx);  // a session whose Start line is missing
     }
+    if (const size_t ip = m.find("--install-path=");
+        ip != std::string_view::npos &&
+        (starts_with(m, "UserCommand:") || starts_with(m, "InputParams:") ||
+         starts_with(m, "Input params:"))) {
+      std::string_view dir = m.substr(ip + 15);
+      dir = dir.substr(0, dir.find_first_of(" ;,'\""));
+      while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+      s->root = std::string(dir);
+    }
     if (starts_with(m, "UserCommand:")) {
       const std::string_view cmd = ltrim(m.substr(12));
       const size_t sp = cmd.find(' ');
@@ -255,13 +265,11 @@ class InstallLogParser final : public Parser {
     const bool done = s.ended || installish || s.uninstalled_ok;
     ev.result = (s.failed || !done) ? "failed" : "success";
     ev.reboot_required = s.reboot;
+    ev.path = s.root;
+    // What is installed now is decided per host by replaying every install.event in time order
+    // (faultline/parse/install_replay.hpp), not per session here: a version installed and later
+    // upgraded or uninstalled is not installed.
     sink.fact(Fact{"install.event", ev.json(), s.line});
-    // a CANN package installed with a known version: state it like a version file would
-    static constexpr std::string_view kCann[] = {"toolkit", "runtime", "nnae",
-                                                 "nnrt",    "cann",    "kernels"};
-    const bool cann = std::find(std::begin(kCann), std::end(kCann), ev.package) != std::end(kCann);
-    if (cann && ev.result == "success" && ev.action != "uninstall" && !ev.to.empty())
-      sink.fact(Fact{"cann.version.installed", ev.to, s.line});
   }
 
   RawTime last_time_;
@@ -312,6 +320,12 @@ class OperationLogParser final : public Parser {
       ev.to = ver;
     ev.result = result == "success" ? "success" : "failed";
     ev.reboot_required = false;
+    if (const size_t ip = text.find("--install-path="); ip != std::string_view::npos) {
+      std::string_view dir = text.substr(ip + 15);
+      dir = dir.substr(0, dir.find_first_of(" ;,'\""));
+      while (!dir.empty() && (dir.back() == '.' || dir.back() == '/')) dir.remove_suffix(1);
+      ev.path = std::string(dir);
+    }
     sink.fact(Fact{"install.event", ev.json(), ctx.line});
   }
 };

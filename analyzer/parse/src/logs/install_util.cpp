@@ -121,7 +121,9 @@ std::string InstallEvent::json() const {
                   json_escape(action) + "\",\"from\":\"" + json_escape(from) + "\",\"to\":\"" +
                   json_escape(to) + "\",\"time\":\"" + json_escape(time) + "\",\"result\":\"" +
                   json_escape(result) +
-                  "\",\"reboot_required\":" + (reboot_required ? "true" : "false") + "}";
+                  "\",\"reboot_required\":" + (reboot_required ? "true" : "false");
+  if (!path.empty()) o += ",\"path\":\"" + json_escape(path) + "\"";
+  o += "}";
   return o;
 }
 

@@ -19,8 +19,10 @@ std::string package_from_run(std::string_view run);
 
 struct InstallEvent {
   std::string package, action, from, to, time, result;
+  std::string path;  // --install-path of the command, "" when the installer's default
   bool reboot_required = false;
-  // {"package","action","from","to","time","result","reboot_required"} (COMMON.md contract)
+  // {"package","action","from","to","time","result","reboot_required"} (COMMON.md contract),
+  // plus "path" when the command named an install path (docs/facts.md)
   [[nodiscard]] std::string json() const;
 };
 

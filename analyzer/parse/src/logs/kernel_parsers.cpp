@@ -1,6 +1,7 @@
 // Kernel and system logs: host_kernel.log (UTC ring buffer), dmesg (uptime), dmesg -T (ctime),
 // rsyslog syslog/messages (host and device OS), journalctl (short, short-iso, short-precise,
 // short-monotonic, short-full). log-formats.md §2.4, §4, §10.1.
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -78,6 +79,7 @@ class HostKernelParser final : public Parser {
       ids(e, path_device_);
       sink.event(e);
       cont_.remember(e);
+      boot_line(t, e.message, text, ctx);
       return;
     }
     if (cont_.active() && text[0] != '[' && printable_text(text)) {
@@ -87,9 +89,47 @@ class HostKernelParser final : public Parser {
     sink.malformed(ctx, "no [YYYY-MM-DD-hh:mm:ss.uuuuuu] prefix");
   }
 
+  // host.boot_time of the newest boot the log shows: the driver's `Insmod host driver` loaded by
+  // systemd-udevd at boot (or printing an uptime under 5 minutes), the first one within 5 minutes
+  // of the start of the file or of a gap of at least 60 s without driver lines (the host was
+  // down); its wall time minus the uptime when the line prints one (newer drivers), else the
+  // line's own time (UTC, a few seconds to a minute after the kernel started). An Insmod without
+  // a gap before it, or by modprobe/insmod, is a driver reload, not a boot.
+  void finish(Sink& sink) override {
+    if (boot_ns_ == kNoTime) return;
+    const int64_t secs = boot_ns_ >= 0 ? boot_ns_ / 1'000'000'000 : -1;
+    if (secs > 0) sink.fact(Fact{"host.boot_time", std::to_string(secs), boot_lineno_});
+  }
+
  private:
+  void boot_line(const RawTime& t, std::string_view msg, std::string_view line,
+                 const LineCtx& ctx) {
+    if (t.year < 2000) return;
+    const int64_t ns = civil_to_ns(t.year, t.month, t.day, t.hour, t.minute, t.second, t.nanos);
+    constexpr int64_t kGap = 60'000'000'000LL, kWindow = 300'000'000'000LL;
+    if (prev_ns_ == kNoTime || ns - prev_ns_ >= kGap) {
+      run_start_ns_ = ns;
+      run_booted_ = false;
+    }
+    prev_ns_ = ns;
+    if (run_booted_ || ns - run_start_ns_ > kWindow || !contains(msg, "Insmod host driver")) return;
+    // loaded by udev at boot (`<systemd-udevd:694:694>`), or a small uptime on the line; a
+    // `modprobe`/`insmod` by hand or by the installer is a reload
+    const bool udev = contains(line, "udevd:");
+    if (!udev && !(t.has_uptime() && t.uptime_ns < kWindow)) return;
+    run_booted_ = true;
+    const int64_t boot = t.has_uptime() ? ns - t.uptime_ns : ns;
+    if (boot_ns_ == kNoTime || boot >= boot_ns_) {
+      boot_ns_ = boot;
+      boot_lineno_ = ctx.line;
+    }
+  }
+
   int32_t path_device_;
   Continuation cont_;
+  int64_t prev_ns_ = kNoTime, run_start_ns_ = kNoTime, boot_ns_ = kNoTime;
+  bool run_booted_ = false;
+  uint32_t boot_lineno_ = 0;
 };
 
 // ---------------------------------------------------------------- dmesg / dmesg -T
@@ -191,6 +231,16 @@ class DmesgParser final : public Parser {
       ids(e, path_device_);
       sink.event(e);
       cont_.remember(e);
+      // dmesg -T: the kernel's first lines are printed at uptime 0, so their time is the boot
+      // time (host-local, as dmesg -T computes it from the current uptime)
+      if (ctime_ && (starts_with(e.message, "Linux version ") ||
+                     starts_with(e.message, "Booting Linux on physical CPU"))) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d", t.year, t.month, t.day,
+                      t.hour, t.minute, t.second);
+        boot_local_ = buf;
+        boot_lineno_ = ctx.line;
+      }
       return;
     }
     if (cont_.active() && text[0] != '[' && printable_text(text)) {
@@ -200,10 +250,16 @@ class DmesgParser final : public Parser {
     sink.malformed(ctx, ctime_ ? "no [Www Mmm dd hh:mm:ss yyyy] prefix" : "no [uptime] prefix");
   }
 
+  void finish(Sink& sink) override {
+    if (!boot_local_.empty()) sink.fact(Fact{"host.boot_time_local", boot_local_, boot_lineno_});
+  }
+
  private:
   bool ctime_;
   int32_t path_device_;
   Continuation cont_;
+  std::string boot_local_;  // the newest boot's first kernel line (dmesg -T)
+  uint32_t boot_lineno_ = 0;
 };
 
 // ---------------------------------------------------------------- syslog / messages / journal

@@ -35,4 +35,12 @@ std::unique_ptr<Parser> make_operation_log(std::string_view path);
 std::unique_ptr<Parser> make_train_log(std::string_view path);
 std::unique_ptr<Parser> make_probe_output(std::string_view path);
 
+// Cluster components in the vendor's collection layout (component_parsers.cpp)
+std::unique_ptr<Parser> make_mindx_dl_log(std::string_view path);
+std::unique_ptr<Parser> make_volcano_log(std::string_view path);
+std::unique_ptr<Parser> make_mindie_log(std::string_view path);
+std::unique_ptr<Parser> make_mindio_log(std::string_view path);
+std::unique_ptr<Parser> make_amct_log(std::string_view path);
+std::unique_ptr<Parser> make_lcne_log(std::string_view path);
+
 }  // namespace faultline::parse::logs

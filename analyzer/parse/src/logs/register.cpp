@@ -23,6 +23,12 @@ void register_log_parsers(std::vector<Entry>& out) {
   out.push_back({"operation_log", make_operation_log});
   out.push_back({"train_log", make_train_log});
   out.push_back({"probe_output", make_probe_output});
+  out.push_back({"mindx_dl_log", make_mindx_dl_log});
+  out.push_back({"volcano_log", make_volcano_log});
+  out.push_back({"mindie_log", make_mindie_log});
+  out.push_back({"mindio_log", make_mindio_log});
+  out.push_back({"amct_log", make_amct_log});
+  out.push_back({"lcne_log", make_lcne_log});
 }
 
 }  // namespace faultline::parse::detail

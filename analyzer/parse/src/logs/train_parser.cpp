@@ -159,6 +159,42 @@ bool c10_level(char c, Severity& s) {
 Logger strip_logger(std::string_view s) {
   Logger g;
   const size_t n = s.size();
+  // MindIE service / backend: "[2025-10-12 17:17:33.458+08:00] [26217] [33186] [server] [INFO]
+  // [http_server.cpp:54] : msg" (time with its zone, pid, tid, component, level, file:line)
+  if (n > 30 && s[0] == '[' && is_digit(s[1])) {
+    size_t p = 1;
+    RawTime t;
+    if (read_datetime(s, p, t, " T")) {
+      int32_t off = 0;
+      const bool zoned = read_zone_suffix(s, p, off);
+      if (p < n && s[p] == ']') {
+        size_t q = p + 1;
+        Severity lv{};
+        bool has = false;
+        for (int k = 0; k < 6 && q + 1 < n && s[q] == ' ' && s[q + 1] == '['; ++k) {
+          const size_t close = s.find(']', q + 2);
+          if (close == std::string_view::npos || close - q > 64) break;
+          if (!has && level_word(s.substr(q + 2, close - q - 2), lv)) has = true;
+          q = close + 1;
+        }
+        if (has && valid_civil(t)) {
+          if (zoned)
+            to_utc(t, off);
+          else
+            t.clock = Clock::host_local;
+          g.time = t;
+          g.has_level = true;
+          g.level = lv;
+          if (s.substr(q, 3) == " : ")
+            q += 3;
+          else if (q < n && s[q] == ' ')
+            ++q;
+          g.end = q;
+          return g;
+        }
+      }
+    }
+  }
   // c10: "[W220 02:16:08.680800943 NPUStream.cpp:487] " / "[W NPUStream.cpp:365] "
   if (n > 6 && s[0] == '[' && c10_level(s[1], g.level)) {
     size_t p = 2;
@@ -197,7 +233,8 @@ Logger strip_logger(std::string_view s) {
     }
     g.level = Severity::info;
   }
-  // vLLM: "ERROR 08-21 08:26:21 [multiproc_executor.py:546] "
+  // vLLM: "ERROR 08-21 08:26:21 [multiproc_executor.py:546] "; vLLM before 0.6.4 printed the
+  // file without the opening bracket: "ERROR 03-25 12:50:16 multiproc_worker_utils.py:242] "
   {
     const size_t sp = s.find(' ');
     Severity lv{};
@@ -207,12 +244,17 @@ Logger strip_logger(std::string_view s) {
       const int mo = fixed_digits(s, sp + 1, 2);
       const int d = fixed_digits(s, sp + 4, 2);
       size_t c = sp + 7;
-      if (mo > 0 && d > 0 && s[sp + 6] == ' ' && read_clock(s, c, t) && c + 1 < n && s[c] == ' ' &&
-          s[c + 1] == '[') {
+      if (mo > 0 && d > 0 && s[sp + 6] == ' ' && read_clock(s, c, t) && c + 1 < n && s[c] == ' ') {
         t.month = mo;
         t.day = d;
         const size_t close = s.find("] ", c);
-        if (close != std::string_view::npos && close - c < 96 && valid_civil(t)) {
+        const std::string_view file =
+            close == std::string_view::npos ? std::string_view() : s.substr(c + 1, close - c - 1);
+        const bool bracketed = s[c + 1] == '[';
+        const bool bare = !bracketed && !file.empty() && file.find(' ') == std::string_view::npos &&
+                          file.find(".py:") != std::string_view::npos;
+        if ((bracketed || bare) && close != std::string_view::npos && close - c < 96 &&
+            valid_civil(t)) {
           t.clock = Clock::host_local;
           g.time = t;
           g.has_level = true;

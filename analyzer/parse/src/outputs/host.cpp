@@ -1,6 +1,7 @@
 // Host state: uname, uptime, /proc/stat, date, timedatectl, ulimit, sysctl, lspci.
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -163,6 +164,79 @@ class UptimeParser final : public OutputParser {
     }
     if (!v.empty()) fact(sink, "host.uptime", v, ctx.line);
   }
+};
+
+// ---------------------------------------------------------------------------------------------
+// who -b / last reboot / last -x / journalctl --list-boots: host.boot_time_local of the current
+// (newest) boot, host-local civil time as printed (docs/clock.md "Boot time").
+
+class BootRecordParser final : public OutputParser {
+ public:
+  void line(std::string_view raw, const LineCtx& ctx, Sink& /*sink*/) override {
+    const std::string_view s = trim(raw);
+    if (is_blank(s)) return;
+    const auto w = text::split_ws(s);
+    // who -b: "system boot  2025-05-08 07:10" (minutes only)
+    if (w.size() >= 4 && w[0] == "system" && w[1] == "boot" && iso_date(w[2]) &&
+        hhmm(w[3], false)) {
+      state(std::string(w[2]) + " " + std::string(w[3]) + (w[3].size() == 5 ? ":00" : ""), ctx,
+            true);
+      return;
+    }
+    // last reboot / last -x: "reboot system boot <kernel> Thu May  8 07:10[:21 2025] ..."; last
+    // prints the newest first; without -F (no year) the row is skipped: its year is a guess
+    if (w.size() >= 8 && w[0] == "reboot" && w[1] == "system" && w[2] == "boot") {
+      if (!last_seen_) {
+        last_seen_ = true;
+        const auto mon = month_from_abbrev(w[5]);
+        const auto day = text::to_int<int>(w[6]);
+        if (mon && day && hhmm(w[7], true) && w.size() >= 9 && w[8].size() == 4 &&
+            text::to_int<int>(w[8])) {
+          char buf[40];
+          std::snprintf(buf, sizeof buf, "%s-%02d-%02d %s", std::string(w[8]).c_str(), *mon, *day,
+                        std::string(w[7]).c_str());
+          state(buf, ctx, false);
+        }
+      }
+      return;
+    }
+    // journalctl --list-boots: "IDX BOOT ID FIRST ENTRY LAST ENTRY" header, then
+    // " 0 <32 hex> Thu 2025-05-08 07:10:21 CST—Thu 2025-05-08 09:56:26 CST"; index 0 = this boot
+    if (w.size() >= 5 && w[1].size() == 32 && iso_date(w[3]) && w[4].size() >= 8 &&
+        hhmm(w[4].substr(0, 8), true)) {
+      if (w[0] == "0") state(std::string(w[3]) + " " + std::string(w[4].substr(0, 8)), ctx, false);
+      return;
+    }
+    // anything else is not its business: headers, "wtmp begins ...", shutdown/runlevel rows of
+    // last -x, login rows, other boots of --list-boots
+  }
+
+  void finish(Sink& sink) override {
+    if (!value_.empty()) fact(sink, "host.boot_time_local", value_, line_);
+  }
+
+ private:
+  static bool iso_date(std::string_view d) {
+    return d.size() == 10 && d[4] == '-' && d[7] == '-' && is_digit(d[0]) && is_digit(d[9]);
+  }
+  // "07:10" or "07:10:21" (`seconds` = seconds required)
+  static bool hhmm(std::string_view t, bool seconds) {
+    if (t.size() != 5 && t.size() != 8) return false;
+    if (seconds && t.size() != 8) return false;
+    for (size_t i = 0; i < t.size(); ++i)
+      if ((i == 2 || i == 5) ? t[i] != ':' : !is_digit(t[i])) return false;
+    return true;
+  }
+  // who -b prints one line: the last one wins; last and --list-boots name it once
+  void state(std::string v, const LineCtx& ctx, bool replace) {
+    if (!value_.empty() && !replace) return;
+    value_ = std::move(v);
+    line_ = ctx.line;
+  }
+
+  bool last_seen_ = false;
+  std::string value_;
+  uint32_t line_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -575,6 +649,9 @@ class LspciParser final : public OutputParser {
 
 std::unique_ptr<Parser> make_uname(std::string_view path) {
   return std::make_unique<UnameParser>(path);
+}
+std::unique_ptr<Parser> make_boot_record(std::string_view /*path*/) {
+  return std::make_unique<BootRecordParser>();
 }
 std::unique_ptr<Parser> make_uptime(std::string_view /*path*/) {
   return std::make_unique<UptimeParser>();

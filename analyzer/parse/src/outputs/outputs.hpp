@@ -30,16 +30,22 @@ std::unique_ptr<Parser> make_modinfo(std::string_view path);
 std::unique_ptr<Parser> make_modprobe(std::string_view path);
 std::unique_ptr<Parser> make_lsmod(std::string_view path);
 std::unique_ptr<Parser> make_ls_listing(std::string_view path);
+std::unique_ptr<Parser> make_modules_dep(std::string_view path);
+std::unique_ptr<Parser> make_ldd(std::string_view path);
 
 // host.cpp
 std::unique_ptr<Parser> make_uname(std::string_view path);
 std::unique_ptr<Parser> make_uptime(std::string_view path);
+std::unique_ptr<Parser> make_boot_record(std::string_view path);
 std::unique_ptr<Parser> make_proc_stat(std::string_view path);
 std::unique_ptr<Parser> make_date(std::string_view path);
 std::unique_ptr<Parser> make_timedatectl(std::string_view path);
 std::unique_ptr<Parser> make_ulimit(std::string_view path);
 std::unique_ptr<Parser> make_sysctl(std::string_view path);
 std::unique_ptr<Parser> make_lspci(std::string_view path);
+
+// launch.cpp: systemd units, compose files, Kubernetes manifests, Slurm scripts / scontrol
+std::unique_ptr<Parser> make_launch_spec(std::string_view path);
 
 // manifest.cpp
 std::unique_ptr<Parser> make_manifest(std::string_view path);

@@ -180,7 +180,13 @@ class MapsParser final : public OutputParser {
       fact(sink, pfx + ".library", m.path, ctx.line);
     if (auto v = cann_version_in_path(m.path); v && cann_.size() < 64 && cann_.insert(*v).second)
       fact(sink, "cann.version.loaded", *v, ctx.line);
-    if (m.deleted && !pseudo_file(m.path) && deleted_.insert(key).second) {
+    if (m.deleted && !pseudo_file(m.path) && deleted_.size() >= kMaxDeleted) {
+      if (deleted_.count(key) == 0) {
+        ++unlisted_;
+        last_line_ = ctx.line;
+        last_offset_ = ctx.offset;
+      }
+    } else if (m.deleted && !pseudo_file(m.path) && deleted_.insert(key).second) {
       fact(sink, pfx + ".deleted", m.path, ctx.line);
       const bool npu = npu_stack_file(m.path);
       const std::string msg =
@@ -190,10 +196,28 @@ class MapsParser final : public OutputParser {
     }
   }
 
+  // A maps file of a million deleted mappings (issue 18 item 9) must not hold a million paths
+  // nor write a million events: the first kMaxDeleted are listed, the rest counted.
+  static constexpr size_t kMaxDeleted = 4096;
+
+ public:
+  void finish(Sink& sink) override {
+    if (unlisted_ == 0) return;
+    const std::string msg = std::to_string(unlisted_) +
+                            " more mappings of deleted files not listed (at most " +
+                            std::to_string(kMaxDeleted) + " per maps file)";
+    event(sink, Ev{last_line_, 1, last_offset_, Severity::warning, true, "maps", msg, msg, -1,
+                   pid_.value_or(-1)});
+  }
+
+ private:
   std::optional<int64_t> path_pid_;
   std::optional<int64_t> pid_;
   std::map<std::string, std::string> vars_;
   std::set<std::string> libs_, deleted_, cann_;
+  uint64_t unlisted_ = 0;
+  uint32_t last_line_ = 0;
+  uint64_t last_offset_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -280,6 +304,13 @@ std::string unescape_double(std::string_view v) {
 
 class EnvironParser final : public OutputParser {
  public:
+  // /proc/<pid>/environ (the member path names the process): every variable is also stated as
+  // process.<pid>.env.<NAME>, the environment of that process, not of a shell.
+  explicit EnvironParser(std::string_view path) {
+    if (basename(path).find("environ") != std::string_view::npos) {
+      if (auto p = pid_from_path(path)) scope_ = "process." + std::to_string(*p) + ".env.";
+    }
+  }
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
     if (raw.find('\0') != std::string_view::npos) {
       for (auto item : text::split(raw, '\0')) {
@@ -333,6 +364,7 @@ class EnvironParser final : public OutputParser {
  private:
   void var(std::string_view name, std::string_view value, const LineCtx& ctx, Sink& sink) {
     fact(sink, "env." + std::string(name), value, ctx.line);
+    if (!scope_.empty()) fact(sink, scope_ + std::string(name), value, ctx.line);
     // CANN versions the environment points at (…/ascend-toolkit/8.5.1/…): one fact per version
     for (auto part : text::split(value, ':')) {
       if (part.empty() || part.front() != '/') continue;
@@ -343,6 +375,7 @@ class EnvironParser final : public OutputParser {
   }
 
   std::set<std::string> versions_;
+  std::string scope_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -423,8 +456,8 @@ std::unique_ptr<Parser> make_proc_maps(std::string_view path) {
 std::unique_ptr<Parser> make_proc_cmdline(std::string_view path) {
   return std::make_unique<CmdlineParser>(path);
 }
-std::unique_ptr<Parser> make_environ(std::string_view /*path*/) {
-  return std::make_unique<EnvironParser>();
+std::unique_ptr<Parser> make_environ(std::string_view path) {
+  return std::make_unique<EnvironParser>(path);
 }
 std::unique_ptr<Parser> make_mountinfo(std::string_view /*path*/) {
   return std::make_unique<MountParser>();

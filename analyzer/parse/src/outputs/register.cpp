@@ -20,8 +20,11 @@ void register_output_parsers(std::vector<Entry>& out) {
   out.push_back({"modprobe", o::make_modprobe});
   out.push_back({"lsmod", o::make_lsmod});
   out.push_back({"ls_listing", o::make_ls_listing});
+  out.push_back({"modules_dep", o::make_modules_dep});
+  out.push_back({"ldd", o::make_ldd});
   out.push_back({"uname", o::make_uname});
   out.push_back({"uptime", o::make_uptime});
+  out.push_back({"boot_record", o::make_boot_record});
   out.push_back({"proc_stat", o::make_proc_stat});
   out.push_back({"date", o::make_date});
   out.push_back({"timedatectl", o::make_timedatectl});
@@ -29,6 +32,7 @@ void register_output_parsers(std::vector<Entry>& out) {
   out.push_back({"sysctl", o::make_sysctl});
   out.push_back({"lspci", o::make_lspci});
   out.push_back({"manifest", o::make_manifest});
+  out.push_back({"launch_spec", o::make_launch_spec});
   out.push_back({"readlink", o::make_readlink});
   out.push_back({"proc_limits", o::make_proc_limits});
   out.push_back({"timezone", o::make_timezone});
