@@ -27,6 +27,7 @@ KINDS = {
     "environ", "mountinfo", "modinfo", "modprobe", "lsmod", "ls_listing", "uname", "uptime",
     "proc_stat", "date", "timedatectl", "ulimit", "sysctl", "lspci", "train_log",
     "probe_output", "manifest", "text",
+    "mindx_dl_log", "volcano_log", "mindie_log", "mindio_log", "amct_log", "lcne_log",
 }
 SEVERITIES = {"debug", "info", "notice", "warning", "error", "critical"}
 STATUSES = {"experimental", "stable", "deprecated"}

@@ -162,7 +162,20 @@ TEST_CASE("import_faultdiag turns a knowledge base into a pack that passes its o
   auto& os = sig(copy, "faultdiag.comp_os_hw_pcie_02");
   CHECK(os.kinds == std::vector<std::string>{"dmesg", "dmesg_t", "syslog", "journal"});
   auto& net = sig(copy, "faultdiag.comp_network_custom_11");
-  CHECK(net.kinds.empty());  // NPU_Device has no mapping
+  // NPU_Device (device-side [EVENT] counters) maps to the device log kinds
+  CHECK(net.kinds == std::vector<std::string>{"device_os_log", "device_event_log", "device_syslog",
+                                              "device_fw_log", "slogd_log"});
+  // every code is a fault of the ascend-fd pack, with the KB code as its external code
+  CHECK(pcie.fault.present);
+  CHECK(pcie.fault.kb == "ascend-fd");
+  CHECK(pcie.fault.code == "AISW_CANN_DRV_PCIE_018");
+  CHECK(pcie.fault.cls == "hardware");
+  CHECK(pcie.fault.role == "cause");  // it has `rule` edges
+  CHECK(hccl029.fault.cls == "network");
+  CHECK(hccl029.fault.role == "symptom");                          // only the target of edges
+  CHECK(hccl029.fault.cause == "Excessive RDMA retransmissions");  // no description: the cause
+  CHECK(os.fault.cls == "hardware");
+  CHECK(os.fault.component == "hostos");
   CHECK(net.capture.find("(?P<rf_lf>[12])") != std::string::npos);
 
   auto e = build(rs);
@@ -203,6 +216,40 @@ TEST_CASE("import_faultdiag rejects malformed input") {
   const auto rs = faultline::tag::load_signatures({{"signatures/fd.yaml", yaml}});
   CHECK(rs.errors.empty());
   CHECK(rs.signatures.empty());
+}
+
+TEST_CASE(
+    "import_faultdiag: full regexes are imported with a built example, hostile ones dropped") {
+  const std::string deep = std::string(5000, '(') + "a" + std::string(5000, ')');
+  const std::string json = R"J({"knowledge-repository": {
+      "A": {"attribute": {"class": "Software", "component": "MindIE", "module": "x",
+                          "cause_en": "t", "description_en": "code {} seen",
+                          "suggestion_en": ["1. do x;", "2. do y"]},
+            "source_file": "MindIE",
+            "regex": {"regex": "MIE[0-9A-Za-z]{2}E[0-9A-Za-z]{6}"},
+            "attr_regex": "(?P<error_code>MIE[0-9A-Za-z]{2}E[0-9A-Za-z]{6})"},
+      "B": {"source_file": "TrainLog", "regex": {"regex": ")J" +
+                           deep + R"J("}},
+      "C": {"source_file": "TrainLog", "regex": {"regex": "((a{64}){64}){64}"}}}})J";
+  faultline::tag::ImportStats st;
+  const std::string yaml = faultline::tag::import_faultdiag(json, "fd", &st);
+  INFO(yaml);
+  CHECK(st.imported == 1);
+  CHECK(st.full_regex == 1);
+  CHECK(st.skipped == 2);
+  const auto rs = faultline::tag::load_signatures({{"signatures/fd.yaml", yaml}});
+  REQUIRE(rs.errors.empty());
+  REQUIRE(rs.signatures.size() == 1);
+  const auto& a = rs.signatures.front();
+  CHECK(a.patterns == std::vector<std::string>{"MIE[0-9A-Za-z]{2}E[0-9A-Za-z]{6}"});
+  CHECK(a.kinds == std::vector<std::string>{"train_log"});
+  CHECK(a.fault.cls == "framework");
+  CHECK(a.fault.cause == "code {error_code} seen");  // positional {} -> the capture's groups
+  CHECK(a.fault.suggestion == "1. do x; 2. do y");
+  REQUIRE(a.match.size() == 1);
+  CHECK(a.match.front().line == "MIE00E000000");
+  auto e = build(rs);
+  CHECK(faultline::tag::run_examples(rs, *e).failures == 0);
 }
 
 TEST_CASE("escape_literal keeps text literal for Hyperscan") {

@@ -24,7 +24,8 @@ const std::vector<std::string_view>& known_kinds() {
       "uptime",        "proc_stat",      "date",          "timedatectl",     "ulimit",
       "sysctl",        "lspci",          "train_log",     "probe_output",    "manifest",
       "readlink",      "proc_limits",    "timezone",      "hostname",        "text",
-      "binary"};
+      "binary",        "mindx_dl_log",   "volcano_log",   "mindie_log",      "mindio_log",
+      "amct_log",      "lcne_log"};
   return kinds;
 }
 
@@ -81,8 +82,16 @@ struct Ctx {
 };
 
 const std::set<std::string, std::less<>> kSigKeys = {
-    "id",      "title",      "kinds",    "severity", "status", "flags",      "patterns",
-    "capture", "references", "examples", "causes",   "notes",  "description"};
+    "id",      "title",      "kinds",    "severity", "status", "flags",       "patterns",
+    "capture", "references", "examples", "causes",   "notes",  "description", "fault"};
+
+const std::set<std::string, std::less<>> kFaultKeys = {
+    "class", "component",    "role",     "cause",      "suggestion",
+    "code",  "code_capture", "severity", "causes",     "caused_by",
+    "notes", "generic",      "kb",       "cleared_by", "clear_key"};
+
+const std::set<std::string, std::less<>> kFaultClasses = {
+    "hardware", "os", "network", "driver", "cann", "framework", "user_config"};
 
 std::optional<Severity> parse_severity(std::string_view s) {
   if (s == "debug") return Severity::debug;
@@ -112,6 +121,104 @@ bool string_list(const YAML::Node& n, const char* key, const Ctx& cx, const std:
     out->push_back(e.Scalar());
     if (lines) lines->push_back(line_of(e, line));
   }
+  return ok;
+}
+
+// The `fault:` block (docs/faults.md). Returns false when it has an error (already reported).
+bool parse_fault(const YAML::Node& n, const Ctx& cx, const std::string& id, int line,
+                 Signature* s) {
+  if (!n.IsMap()) {
+    cx.error(line_of(n, line), id, "`fault` must be a mapping (class, component, cause, ...)");
+    return false;
+  }
+  bool ok = true;
+  Fault& f = s->fault;
+  f.present = true;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
+    if (!kFaultKeys.count(key))
+      cx.warn(line_of(it->first, line), id, "unknown fault key `" + key + "`");
+  }
+  auto scalar = [&](const char* key, std::string* out, bool required) {
+    const auto v = n[key];
+    if (!v || v.IsNull()) {
+      if (required) {
+        cx.error(line_of(n, line), id, std::string("fault: missing `") + key + "`");
+        ok = false;
+      }
+      return;
+    }
+    if (!v.IsScalar() || v.Scalar().empty()) {
+      cx.error(line_of(v, line), id,
+               std::string("fault: `") + key + "` must be a non-empty string");
+      ok = false;
+      return;
+    }
+    *out = v.Scalar();
+  };
+  scalar("class", &f.cls, true);
+  scalar("component", &f.component, true);
+  scalar("cause", &f.cause, true);
+  scalar("suggestion", &f.suggestion, true);
+  scalar("code", &f.code, false);
+  scalar("code_capture", &f.code_capture, false);
+  scalar("kb", &f.kb, false);
+  scalar("clear_key", &f.clear_key, false);
+  std::string role;
+  scalar("role", &role, false);
+  if (!f.cls.empty() && !kFaultClasses.count(f.cls)) {
+    cx.error(
+        line_of(n["class"], line), id,
+        "fault: bad class `" + f.cls + "` (hardware|os|network|driver|cann|framework|user_config)");
+    ok = false;
+  }
+  if (!role.empty()) {
+    if (role != "cause" && role != "symptom") {
+      cx.error(line_of(n["role"], line), id, "fault: bad role `" + role + "` (cause|symptom)");
+      ok = false;
+    } else {
+      f.role = role;
+    }
+  }
+  if (!f.clear_key.empty() && !valid_group_name(f.clear_key)) {
+    cx.error(line_of(n["clear_key"], line), id, "fault: bad `clear_key` name");
+    ok = false;
+  }
+  if (!f.code_capture.empty() && !valid_group_name(f.code_capture)) {
+    cx.error(line_of(n["code_capture"], line), id, "fault: bad `code_capture` name");
+    ok = false;
+  }
+  if (const auto g = n["generic"]) {
+    if (!g.IsScalar() || (g.Scalar() != "true" && g.Scalar() != "false")) {
+      cx.error(line_of(g, line), id, "fault: `generic` must be true or false");
+      ok = false;
+    } else {
+      f.generic = g.Scalar() == "true";
+    }
+  }
+  if (const auto sev = n["severity"]) {
+    auto v = sev.IsScalar() ? parse_severity(sev.Scalar()) : std::nullopt;
+    if (!v) {
+      cx.error(line_of(sev, line), id,
+               "fault: bad severity (debug|info|notice|warning|error|critical)");
+      ok = false;
+    } else {
+      f.has_severity = true;
+      f.severity = *v;
+    }
+  }
+  std::vector<std::string> causes;
+  ok &= string_list(n["causes"], "fault.causes", cx, id, line, &causes);
+  ok &= string_list(n["caused_by"], "fault.caused_by", cx, id, line, &f.caused_by);
+  ok &= string_list(n["cleared_by"], "fault.cleared_by", cx, id, line, &f.cleared_by);
+  for (const auto& c : causes)
+    if (std::find(s->causes.begin(), s->causes.end(), c) == s->causes.end()) s->causes.push_back(c);
+  for (const auto* v : {&causes, &f.caused_by})
+    for (const auto& c : *v)
+      if (!valid_id(c)) {
+        cx.error(line_of(n, line), id, "fault: bad signature id `" + c + "`");
+        ok = false;
+      }
   return ok;
 }
 
@@ -233,6 +340,8 @@ bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& 
     }
   }
 
+  if (const auto fb = n["fault"]) ok &= parse_fault(fb, cx, id, line, s);
+
   const auto ex = n["examples"];
   if (!ex || !ex.IsMap()) {
     cx.error(ex ? line_of(ex, line) : line, id,
@@ -251,9 +360,10 @@ bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& 
         x.line = e.Scalar();
       } else if (e.IsMap() && e["line"] && e["line"].IsScalar()) {
         x.line = e["line"].Scalar();
+        if (e["seen"] && e["seen"].IsScalar()) x.seen = e["seen"].Scalar();
         for (auto it = e.begin(); it != e.end(); ++it) {
           const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
-          if (key != "line" && key != "captures")
+          if (key != "line" && key != "captures" && key != "seen")
             cx.warn(line_of(it->first, x.file_line), id, "unknown example key `" + key + "`");
         }
         if (const auto c = e["captures"]) {
@@ -401,7 +511,16 @@ bool same_definition(const Signature& a, const Signature& b) {
   return a.id == b.id && a.family == b.family && a.title == b.title && a.kinds == b.kinds &&
          a.severity == b.severity && a.patterns == b.patterns && a.capture == b.capture &&
          a.status == b.status && a.references == b.references && a.no_match == b.no_match &&
-         a.caseless == b.caseless && a.causes == b.causes && examples(a.match) == examples(b.match);
+         a.caseless == b.caseless && a.causes == b.causes &&
+         examples(a.match) == examples(b.match) && a.fault.present == b.fault.present &&
+         a.fault.cls == b.fault.cls && a.fault.component == b.fault.component &&
+         a.fault.role == b.fault.role && a.fault.cause == b.fault.cause &&
+         a.fault.suggestion == b.fault.suggestion && a.fault.code == b.fault.code &&
+         a.fault.code_capture == b.fault.code_capture &&
+         a.fault.has_severity == b.fault.has_severity && a.fault.severity == b.fault.severity &&
+         a.fault.caused_by == b.fault.caused_by && a.fault.generic == b.fault.generic &&
+         a.fault.kb == b.fault.kb && a.fault.cleared_by == b.fault.cleared_by &&
+         a.fault.clear_key == b.fault.clear_key;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <pcre2.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -159,6 +161,20 @@ std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& 
       if (!kind_known(k)) add(Problem::Level::error, s.file_line, "unknown kind `" + k + "`");
     for (const auto& c : s.causes)
       if (!ids.count(c)) add(Problem::Level::warning, s.file_line, "causes unknown id `" + c + "`");
+    for (const auto& c : s.fault.caused_by)
+      if (!ids.count(c))
+        add(Problem::Level::warning, s.file_line, "fault.caused_by unknown id `" + c + "`");
+    for (const auto& c : s.fault.cleared_by)
+      if (!ids.count(c))
+        add(Problem::Level::warning, s.file_line, "fault.cleared_by unknown id `" + c + "`");
+    if (s.fault.present && !s.fault.clear_key.empty() &&
+        s.capture.find("<" + s.fault.clear_key + ">") == std::string::npos)
+      add(Problem::Level::error, s.file_line,
+          "fault.clear_key `" + s.fault.clear_key + "` is not a group of `capture`");
+    if (s.fault.present && !s.fault.code_capture.empty() &&
+        s.capture.find("<" + s.fault.code_capture + ">") == std::string::npos)
+      add(Problem::Level::error, s.file_line,
+          "fault.code_capture `" + s.fault.code_capture + "` is not a group of `capture`");
 
     // Hyperscan: each pattern alone, then all of them against the match examples.
     const unsigned flags = detail::hs_flags(s);
@@ -285,6 +301,61 @@ std::string escape_literal(std::string_view s) {
       out.push_back(ch);
     }
   }
+  return out;
+}
+
+std::string coverage_text(const RuleSet& rules) {
+  // real: a match example cites where it was seen (`seen:`), or the signature has references
+  // and none of them says its examples were synthesized
+  struct Row {
+    int faults = 0, real = 0, cited = 0, synthesized = 0;
+  };
+  std::map<std::string, Row> by_class, by_pack, by_kind;
+  Row total;
+  int active = 0;
+  for (const auto& s : rules.signatures) {
+    if (!s.active()) continue;
+    ++active;
+    if (!s.fault.present) continue;
+    const bool cited = std::any_of(s.match.begin(), s.match.end(),
+                                   [](const Example& e) { return !e.seen.empty(); });
+    const bool synth = std::any_of(s.references.begin(), s.references.end(), [](std::string r) {
+      for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return r.find("synthesi") != std::string::npos;
+    });
+    const bool real = cited || (!s.references.empty() && !synth);
+    auto add = [&](Row& r) {
+      ++r.faults;
+      r.real += real ? 1 : 0;
+      r.cited += cited ? 1 : 0;
+      r.synthesized += synth ? 1 : 0;
+    };
+    add(total);
+    add(by_class[s.fault.cls]);
+    add(by_pack[s.family]);
+    if (s.kinds.empty()) add(by_kind["(any)"]);
+    for (const auto& k : s.kinds) add(by_kind[k]);
+  }
+  std::string out;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%d fault signatures of %d active; %d with real example lines (%d cite them with "
+                "seen:), %d with synthesized examples\n",
+                total.faults, active, total.real, total.cited, total.synthesized);
+  out += buf;
+  auto table = [&](const char* head, const std::map<std::string, Row>& m) {
+    std::snprintf(buf, sizeof buf, "\n%-22s %7s %7s %7s %12s\n", head, "faults", "real", "seen",
+                  "synthesized");
+    out += buf;
+    for (const auto& [k, r] : m) {
+      std::snprintf(buf, sizeof buf, "%-22s %7d %7d %7d %12d\n", k.c_str(), r.faults, r.real,
+                    r.cited, r.synthesized);
+      out += buf;
+    }
+  };
+  table("CLASS", by_class);
+  table("PACK", by_pack);
+  table("KIND", by_kind);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +31,33 @@ struct Example {
   // engine's captures to equal `captures` exactly. False: captures are not checked.
   bool check_captures = false;
   int file_line = 0;  // 1-based line of the example in its file
+  std::string seen;   // `seen:` where the line was seen (issue URL, seed, corpus file); optional
+};
+
+// `fault:` block of a signature (docs/faults.md): a hit of the signature is a fault event, one
+// `fault.<signature id>` finding per host. Absent block = `present` false.
+struct Fault {
+  bool present = false;
+  std::string cls;             // hardware | os | network | driver | cann | framework | user_config
+  std::string component;       // free word: hbm, aicore, filesystem, roce, hccl, ...
+  std::string role = "cause";  // cause (can be a root cause) | symptom (a consequence)
+  std::string cause, suggestion;  // our own words; `{capture}` placeholders allowed
+  std::string code;               // external code (ACL/CANN code, event id, ERRxxxxx), optional
+  std::string code_capture;       // name of a capture holding the code, optional
+  bool has_severity = false;      // severity overrides the signature's (and the line's) level
+  bool generic = false;           // a catch-all of a code family: a line that is also a hit of a
+                                  // non-generic fault signature is not evidence of this one
+  Severity severity = Severity::error;
+  std::vector<std::string> caused_by;  // ids of signatures whose fault causes this one
+  // `kb:` the knowledge-base pack the fault was imported from ("ascend-fd"), empty for native
+  // signatures; a KB fault whose lines are all lines of a native fault is shown inside that
+  // native fault's finding (docs/faults.md).
+  std::string kb;
+  // A hit is cleared (recovered) by a later hit, on the same host, of one of these signatures
+  // whose `clear_key` capture is equal (any hit when clear_key is empty); a host whose every hit
+  // is cleared gets no finding.
+  std::vector<std::string> cleared_by;
+  std::string clear_key;
 };
 
 struct Signature {
@@ -52,6 +80,7 @@ struct Signature {
   std::vector<int> pattern_lines;   // file line of each entry of `patterns`
   int capture_line = 0;             // file line of `capture`
   std::vector<int> no_match_lines;  // file line of each entry of `no_match`
+  Fault fault;                      // `fault:` block (docs/faults.md)
   [[nodiscard]] bool active() const { return status != "deprecated"; }
 };
 
@@ -163,6 +192,12 @@ class Engine {
 // `rules list`: one line per signature: id, severity, status, kinds, title, file:line.
 std::string list_text(const RuleSet& rules);
 
+// `rules coverage` (docs/faults.md): how many active signatures carry a `fault:` block and how
+// many of those carry real example lines (a match example citing where it was `seen:`, or
+// references none of which says the examples were synthesized), per fault class, per signature
+// pack and per log kind (a signature without kinds counts under "(any)").
+std::string coverage_text(const RuleSet& rules);
+
 struct ExampleReport {
   std::string text;  // one line per failure, then a summary line
   int checked = 0;   // examples run
@@ -192,20 +227,62 @@ struct Problem {
 std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& kinds = {});
 
 struct ImportStats {
-  int imported = 0;                // signatures written
-  int skipped = 0;                 // entries without usable substrings
-  std::vector<std::string> notes;  // one per skipped entry / unmapped source_file
+  int codes = 0;       // entries of the knowledge base
+  int imported = 0;    // signatures written (every one a fault signature)
+  int skipped = 0;     // entries not imported (each in skipped_codes with its reason)
+  int aliased = 0;     // imported with a native signature's patterns (no line pattern in the KB)
+  int full_regex = 0;  // entries whose regex.regex (a full regular expression) was imported
+  int captures = 0;    // attr_regex captures imported
+  std::vector<std::string> skipped_codes;  // "CODE: reason"
+  std::vector<std::string> notes;          // approximations, dropped parts, unmapped sources
 };
 
-// `rules import-faultdiag`: converts a MindCluster FaultDiag knowledge base (kg-config.json:
-// {"knowledge-repository": {CODE: {attribute, rule, source_file, regex: {"in": ...}, attr_regex}}})
-// into the YAML text of a signature pack of `family` (ids `<family>.<code lowercased>`).
-// Each substring list becomes one pattern (escaped literals joined by `.*`, in order, on one
-// line); a list of lists gives several patterns; source_file maps to kinds; `rule` dst_code
-// edges become `causes`; attr_regex becomes `capture`; examples are synthesized so that the pack
-// passes run_examples. Throws std::invalid_argument on malformed JSON / layout or a bad family.
+// First line of what import_faultdiag writes (how a --rules DIR holding an imported pack is
+// recognised).
+inline constexpr std::string_view kFaultdiagHeader =
+    "# Imported from a MindCluster FaultDiag knowledge base";
+
+struct ImportOptions {
+  std::string family = "faultdiag";
+  // KB code -> native signature id (rules/kb/ascend-fd.yaml `aliases:`): a code the KB gives no
+  // line pattern (ascend-fd derives it from command outputs) is imported with the patterns,
+  // kinds, capture and examples of that native signature, looked up in `native`.
+  std::map<std::string, std::string> aliases;
+  const RuleSet* native = nullptr;
+};
+
+// `rules import-faultdiag` and the run-time knowledge base (docs/faults.md): converts a
+// MindCluster FaultDiag (ascend-fd) knowledge base (kg-config.json: {"knowledge-repository":
+// {CODE: {attribute, rule, source_file, regex: {"in" | "regex" | "opt"}, attr_regex}}}) into the
+// YAML text of a signature pack of `family` (ids `<family>.<code lowercased>`). Every code is a
+// fault signature (`fault:` with kb: ascend-fd, class/component from the KB's, code = the KB
+// code, cause = description_en, suggestion = suggestion_en, causes = its `rule` edges). Each
+// substring list becomes one pattern (escaped literals joined by `.*`); regex.regex is imported
+// as it is (checked by PCRE2 and Hyperscan, an example built from it); regex.opt by its most
+// specific line; source_file maps to kinds (faultdiag_kinds); attr_regex becomes `capture`;
+// examples are synthesized so that the pack passes run_examples. Throws std::invalid_argument
+// on malformed JSON / layout or a bad family.
+std::string import_faultdiag(std::string_view json_text, const ImportOptions& opt,
+                             ImportStats* stats = nullptr);
 std::string import_faultdiag(std::string_view json_text, std::string_view family,
                              ImportStats* stats = nullptr);
+
+// source_file of a KB entry ("CANN_Plog", "NodeDLog | BMCLogDumpLog") -> member kinds; *known
+// is false when a part has no mapping.
+std::vector<std::string> faultdiag_kinds(const std::string& source_file, bool* known = nullptr);
+const std::vector<std::pair<std::string, std::vector<std::string>>>& faultdiag_source_map();
+
+// `aliases:` of rules/kb/ascend-fd.yaml (KB code -> native signature id).
+std::map<std::string, std::string> parse_kb_aliases(std::string_view yaml_text);
+
+// The codes of a knowledge base with their kinds and the lines built from their own ordered
+// substrings (one per list; a line built from regex.regex; each list of regex.opt), for
+// `rules coverage --kb`. Throws std::invalid_argument as import_faultdiag.
+struct KbCode {
+  std::string code, source;
+  std::vector<std::string> kinds, lines;
+};
+std::vector<KbCode> read_faultdiag(std::string_view json_text);
 
 // Escapes a literal for Hyperscan/PCRE syntax (metacharacters backslash-escaped, control bytes
 // as \xHH; UTF-8 bytes kept).

@@ -1,0 +1,273 @@
+// Single-node collections in the layout of the vendor's diagnosis tool (ascend-fd, MindCluster
+// FaultDiag: dl_log/<component>/, mindie/log/debug/, ttp_log, amct_log/), one bundle per family
+// of component logs, analysed end to end: each fault the vendor tool reports for these files is a
+// faultline fault finding of a native signature, named with the ascend-fd code as its external
+// code (docs/faults.md "Cluster components"). A raised-then-cleared switch alarm is no fault.
+// Lines: the real-format lines of the vendor's own tests (test_interface.py, the kg_parse
+// fixtures of test_kg_parse.py), quoted in rules/signatures/{mindx_dl,mindie,mindio,amct}.yaml.
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../common/temp_dir.hpp"
+#include "faultline/app/app.hpp"
+
+using namespace faultline;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::map<std::string, std::string>> query(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
+  std::vector<std::map<std::string, std::string>> out;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    std::map<std::string, std::string> r;
+    for (int i = 0; i < sqlite3_column_count(s); ++i) {
+      const auto* t = sqlite3_column_text(s, i);
+      r[sqlite3_column_name(s, i)] = t ? reinterpret_cast<const char*>(t) : "";
+    }
+    out.push_back(std::move(r));
+  }
+  sqlite3_finalize(s);
+  return out;
+}
+
+using Files = std::map<std::string, std::vector<std::string>>;
+
+class Bundle {
+ public:
+  explicit Bundle(const std::map<std::string, std::vector<std::string>>& files)
+      : dir_("faultline-fd-node") {
+    const fs::path b = dir_.path() / "bundle";
+    for (const auto& [p, lines] : files) {
+      fs::create_directories((b / p).parent_path());
+      std::ofstream out(b / p);
+      for (const auto& l : lines) out << l << "\n";
+    }
+    app::Options o;
+    o.cache_dir = dir_.path() / "cache";
+    db_ = store::Db::open(dir_.path() / "case.db");
+    REQUIRE(app::analyze(*db_, b, o).exit_code == 0);
+  }
+  sqlite3* db() { return db_->handle(); }
+  // fault finding id -> its fault JSON
+  std::map<std::string, std::string> faults() {
+    std::map<std::string, std::string> m;
+    for (auto& r : query(db(), "SELECT finding, fault FROM findings WHERE kind = 'fault'"))
+      m[r["finding"]] = r["fault"];
+    return m;
+  }
+  std::string kind(const std::string& member) {
+    const auto r = query(db(), "SELECT kind FROM members WHERE path = '" + member + "'");
+    return r.empty() ? "" : r.front().at("kind");
+  }
+  std::string first_time(const std::string& finding) {
+    const auto r = query(db(),
+                         "SELECT COALESCE(first_time_ns, '') AS t FROM findings WHERE "
+                         "finding = '" +
+                             finding + "'");
+    return r.empty() ? "" : r.front().at("t");
+  }
+
+ private:
+  test::TempDir dir_;
+  std::unique_ptr<store::Db> db_;
+};
+
+bool has_code(const std::map<std::string, std::string>& f, const std::string& id,
+              const std::string& code) {
+  const auto it = f.find(id);
+  return it != f.end() && it->second.find("\"code\":\"" + code + "\"") != std::string::npos;
+}
+
+const char* const kSwitchNpuRaised =
+    "[WARN]     2024/01/10 03:30:38.643330 17      deviceswitch/ascend_switch.go:190    switch "
+    "subscribe got fault:deviceswitch.SwitchFaultEvent{EventType:0x4, FaultID:0xf1ff09, "
+    "AssembledFaultCode:\"[0x00f1ff09,155912,npu,na]\", PeerPortDevice:0x1, PeerPortId:0x2, "
+    "SwitchChipId:0x0, SwitchPortId:0x0, Severity:0x0, Assertion:0x1, EventSerialNum:0, "
+    "NotifySerialNum:0, AlarmRaisedTime:0, AdditionalParam:\"\", AdditionalInfo:\"\"}, "
+    "faultCode:[0x00f1ff09,155912,npu,na]";
+
+std::string switch_line(const std::string& stamp, const std::string& code, const char* peer_dev,
+                        const char* assertion) {
+  return "[WARN]     2024/01/10 " + stamp +
+         " 17      deviceswitch/ascend_switch.go:190    switch subscribe got "
+         "fault:deviceswitch.SwitchFaultEvent{EventType:0x4, FaultID:0xf103b0, "
+         "AssembledFaultCode:\"" +
+         code + "\", PeerPortDevice:" + peer_dev +
+         ", PeerPortId:0x2, SwitchChipId:0x0, SwitchPortId:0x0, Severity:0x0, Assertion:" +
+         assertion +
+         ", EventSerialNum:0, NotifySerialNum:0, AlarmRaisedTime:0, AdditionalParam:\"\", "
+         "AdditionalInfo:\"\"}, faultCode:" +
+         code;
+}
+
+}  // namespace
+
+TEST_CASE("dl_log: device-plugin switch alarms, cleared ones are not faults") {
+  // the vendor's recovery test: 0x00f103b0 raised then de-asserted (recovered); the npu-side
+  // 0x00f1ff09 raised in the rotated file and cleared in the current one (across files); the
+  // cpu-side 0x00f1ff09 raised and never cleared
+  Bundle b({{"dl_log/devicePlugin/devicePlugin-2024-01-10T03-30-45.197.log",
+             {kSwitchNpuRaised,
+              switch_line("03:31:38.643290", "[0x00f103b0,155907,na,na]", "0x0", "0x1")}},
+            {"dl_log/devicePlugin/devicePlugin.log",
+             {switch_line("03:32:38.643290", "[0x00f103b0,155907,na,na]", "0x0", "0x0"),
+              switch_line("03:33:00.000001", "[0x00f1ff09,155912,npu,na]", "0x1", "0x0"),
+              switch_line("03:34:00.000001", "[0x00f1ff09,155912,cpu,na]", "0x1", "0x1")}}});
+  CHECK(b.kind("dl_log/devicePlugin/devicePlugin.log") == "mindx_dl_log");
+  CHECK(b.kind("dl_log/devicePlugin/devicePlugin-2024-01-10T03-30-45.197.log") == "mindx_dl_log");
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.mindx_dl.switch_engine_port_fault_cpu", "Comp_Switch_L1_05"));
+  CHECK(f.count("fault.mindx_dl.switch_engine_function_fault") == 0);  // L1_01 recovered
+  CHECK(f.count("fault.mindx_dl.switch_engine_port_fault_npu") == 0);  // L1_06 recovered
+  CHECK(f.count("fault.mindx_dl.switch_fault_cleared") == 0);
+  CHECK(!b.first_time("fault.mindx_dl.switch_engine_port_fault_cpu").empty());  // hwlog is timed
+}
+
+TEST_CASE("dl_log: a raised switch alarm without its clearing line is a fault") {
+  Bundle b(Files{{"dl_log/devicePlugin/devicePlugin.log", {kSwitchNpuRaised}}});
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.mindx_dl.switch_engine_port_fault_npu", "Comp_Switch_L1_06"));
+}
+
+TEST_CASE("dl_log: noded, npu-exporter, docker runtime and volcano faults with ascend-fd codes") {
+  Bundle b(
+      {{"dl_log/noded/noded.log",
+        {"[INFO]     2999/10/01 03:39:17.760916 305     ipmimonitor/ipmi_monitor.go:206    get "
+         "fault event, [device type: CPU]-[device id: 0]-[error code: 0000001D]",
+         "[INFO]     2999/10/01 03:39:18.760916 305     ipmimonitor/ipmi_monitor.go:206    get "
+         "fault event, [device type: BMC]-[device id: 255]-[error code: 2C000031]"}},
+       {"dl_log/npu-exporter/npu-exporter.log",
+        {"[ERROR]    2024/01/10 02:29:39.034681 60      collector/npu_collector.go:1924    "
+         "deviceManager init failed, prepare dcmi failed, err: cannot found valid driver lib, "
+         "fromEnv: lib path is invalid, [/usr/local/Ascend/driver/lib64/driver/libdcmi.so: "
+         "check uid or mode failed; /usr/local/dcmi/libdcmi.so: check uid or mode failed;]"}},
+       {"dl_log/ascend-docker-runtime/runtime-run.log",
+        {"[INFO]     2024/01/10 03:29:09.354927 1       hwlog/api.go:108    failed to check "
+         "files, owner not right /usr/bin/runc xxxx"}},
+       {"dl_log/volcano-scheduler/volcano-scheduler.log",
+        {"E0111 03:29:15.991928       1 reschedule.go:533]    Failed to get plugin "
+         "volcano-npu_xxx_linux-xxx"}},
+       {"dl_log/volcano-controller/volcano-controller.log",
+        {"E0111 03:29:16.002107       1 job_controller_actions.go:446] Failed to create pod "
+         "mindx-dls-test-default-test-0 for Job mindx-dls-test, err quota exceeded"}}});
+  CHECK(b.kind("dl_log/noded/noded.log") == "mindx_dl_log");
+  CHECK(b.kind("dl_log/ascend-docker-runtime/runtime-run.log") == "mindx_dl_log");
+  CHECK(b.kind("dl_log/volcano-scheduler/volcano-scheduler.log") == "volcano_log");
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.mindx_dl.noded_cpu_fault", "0x0000001D"));
+  CHECK(has_code(f, "fault.mindx_dl.noded_system_fault", "0x2C000031"));
+  CHECK(has_code(f, "fault.mindx_dl.npu_exporter_dcmi_init_failed", "AISW_MindX_Npu_Exporter_01"));
+  CHECK(has_code(f, "fault.mindx_dl.docker_runtime_runc_check_failed",
+                 "AISW_MindX_Docker_Runtime_02"));
+  CHECK(has_code(f, "fault.mindx_dl.volcano_npu_plugin_missing", "AISW_MindX_Volcano_03"));
+  CHECK(has_code(f, "fault.mindx_dl.volcano_pod_create_failed", "AISW_MindX_Volcano_10"));
+}
+
+TEST_CASE("mindie: the MindIE-MS timeout and the generic MindIE error code") {
+  // the kg_parse fixture mindie/log/debug/mindie-ms_11_202411061400.log, verbatim
+  Bundle b({{"mindie/log/debug/mindie-ms_11_202411061400.log",
+             {"[2024-11-05 12:00:00.123456] [11] [1] [MS] [1] [ERROR] : [MIE03E400008] "
+              "[HttpServer] Http server on timeout",
+              "[2025-06-23 10:53:57.023+0800] [13818] [281473324085472] [batchscheduler] [INFO] "
+              "[config.py:208] :  [Config]>>> local link info: global_rank = 48, local_host_ip = "
+              "172.26.2.227, local_instance_id = 20347916160048, local_device_ip = 10.0.2.31, "
+              "local_logic_device_id = 6, local_physical_device_id = 6.",
+              "[2025-06-30 20:36:02.906+08:00] [8771] [8775] [server] [ERROR] "
+              "[llm_infer_engine.cpp:230] : MIE1AE66666B[llm_backend] get model instance cache "
+              "block nums failed."}}});
+  CHECK(b.kind("mindie/log/debug/mindie-ms_11_202411061400.log") == "mindie_log");
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.mindie.ms_http_server_timeout", "AISW_MindIE_MS_HttpServer_01"));
+  // the code template fills the first (earliest) hit's code
+  CHECK(has_code(f, "fault.mindie.error_code", "AISW_MindIE_ERRCODE_Common_MIE03E400008"));
+}
+
+TEST_CASE("ttp_log and amct_log faults") {
+  Bundle b({{"dl_log/ttp_log/ttp_log.log.1",
+             {"2024-06-18 17:25:30,001 - INFO - [TTP controller.cpp:401] controller start",
+              "2024-06-18 17:25:32,167 - WARNING - [TTP controller.cpp:1021] NormalCallback "
+              "found abnormal, ret: 1, againRet: 1"}},
+            {"amct_log/amct_onnx.log",
+             {"2024-10-23 10:47:11,976 - INFO - [AMCT]:[AMCT]: Layer batchmatmul_2 does not "
+              "support asymmetric quant, set symmetric, No layer support in the graph"}}});
+  CHECK(b.kind("dl_log/ttp_log/ttp_log.log.1") == "mindio_log");
+  CHECK(b.kind("amct_log/amct_onnx.log") == "amct_log");
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.mindio.ttp_rank_link_broken", "AISW_MindIO_TTP_01"));
+  CHECK(has_code(f, "fault.amct.no_quantizable_layer", "AISW_CANN_AMCT_ALL_001"));
+  CHECK(!b.first_time("fault.amct.no_quantizable_layer").empty());
+}
+
+TEST_CASE("healthy component logs give no fault event") {
+  Bundle b({{"dl_log/devicePlugin/devicePlugin.log",
+             {"[INFO]     2024/01/10 03:29:09.354927 1       hwlog/api.go:108    "
+              "devicePlugin.log's logger init success"}},
+            {"dl_log/noded/noded.log",
+             {"[INFO]     2999/10/01 03:39:17.760916 305     ipmimonitor/ipmi_monitor.go:120    "
+              "start ipmi monitor"}},
+            {"mindie/log/debug/mindie-ms_11_202411061400.log",
+             {"[2025-06-23 10:53:57.023+0800] [13818] [281473324085472] [batchscheduler] [INFO] "
+              "[config.py:208] :  [Config]>>> local link info: global_rank = 48"}}});
+  CHECK(b.faults().empty());
+}
+
+TEST_CASE("lcne_log: switch alarm ids, times converted from the printed zone") {
+  Bundle b(Files{{"lcne_log/log_1_20250814013158.log",
+                  {"Aug 12 2025 08:53:46+08:00 Z3_22R_99_30 %%01CLI/5/CMDRECORD(s):CID=0x80ca2713;"
+                   "Recorded command information. alarmID=0x00f1ff09"}}});
+  CHECK(b.kind("lcne_log/log_1_20250814013158.log") == "lcne_log");
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.lcne.fwd_engine_port_alarm", "Comp_Switch_L1_02"));
+  // 08:53:46 at +08:00 is 00:53:46 UTC
+  CHECK(b.first_time("fault.lcne.fwd_engine_port_alarm") == "1754960026000000000");
+}
+
+TEST_CASE("a real npu-exporter startup outside Kubernetes: only the CRI warning is a fault") {
+  // startup log of a public npu-exporter deployment guide (the guide calls this run normal)
+  Bundle b(Files{
+      {"dl_log/npu-exporter/npu-exporter.log",
+       {"[INFO]     2024/05/29 08:44:37.646867 1       hwlog/api.go:108    npu-exporter.log's "
+        "logger init success",
+        "[INFO]     2024/05/29 08:44:37.647220 1       npu-exporter/main.go:325    npu exporter "
+        "starting and the version is v5.0.0.5_linux-aarch64",
+        "[WARN]     2024/05/29 08:44:37.912953 1       npu-exporter/main.go:339    enable unsafe "
+        "http server",
+        "[WARN]     2024/05/29 08:44:42.912845 295     container/runtime_ops.go:127    connecting "
+        "to CRI server failed: context deadline exceeded",
+        "[ERROR]    2024/05/29 08:44:42.912940 295     collector/npu_collector.go:414    failed "
+        "to init devices parser: init CRI client failed, connecting to CRI server failed: "
+        "context deadline exceeded->co",
+        "nnecting to container runtime failed",
+        "[INFO]     2024/05/29 08:44:42.912963 295     collector/npu_collector.go:418    Starting "
+        "update cache every 5 seconds",
+        "[ERROR]    2024/05/29 08:45:06.702297 678     collector/npu_collector.go:711    Error "
+        "container npu info cache and convert failed"}}});
+  const auto f = b.faults();
+  REQUIRE(f.size() == 1);
+  const auto it = f.find("fault.mindx_dl.npu_exporter_cri_init_failed");
+  REQUIRE(it != f.end());
+  CHECK(it->second.find("\"role\":\"symptom\"") != std::string::npos);
+  CHECK(has_code(f, "fault.mindx_dl.npu_exporter_cri_init_failed", "AISW_MindX_Npu_Exporter_02"));
+}
+
+TEST_CASE("slog/host/host_kernel.log: the driver's DMA copy failure of the vendor fixture") {
+  // the kg_parse fixture slog/host/host_kernel.log, verbatim (the failure is printed at INFO)
+  Bundle b(Files{{"slog/host/host_kernel.log",
+                  {"[2025-04-16-03:08:13.704312] [ascend] [drv_pcie] [INFO] [devdrv_init_dev_num "
+                   "2248] <systemd-udevd:4853:4853> Findout device. (index=7; device=d105; "
+                   "dev_num=0)",
+                   "[2025-04-16-03:08:13.704360] [ascend] [drv_pcie] [INFO] [devdrv_init_dev_num "
+                   "2248] <systemd-udevd:4853:4853> DMA copy failed"}}});
+  const auto f = b.faults();
+  CHECK(f.size() == 1);
+  CHECK(has_code(f, "fault.driver.pcie_dma_copy_failed", "AISW_CANN_DRV_PCIE_046"));
+}
