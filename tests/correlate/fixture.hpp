@@ -1,12 +1,15 @@
 // Database fixtures for the correlator and report tests: an in-memory SQLite database created
-// from schema/001_init.sql, filled with rows the way the pipeline stores them (members with their
-// text, events with real lines, hits with signature ids and captures, facts with evidence lines).
-// The store writer is not used on purpose: these tests pin the correlator to the schema contract.
+// from the schema/NNN_*.sql migrations, filled with rows the way the pipeline stores them (members
+// with their text, events with real lines, hits with signature ids and captures, facts with
+// evidence lines). The store writer is not used on purpose: these tests pin the correlator to the
+// schema contract.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -49,10 +52,22 @@ class Db {
  public:
   Db() {
     if (sqlite3_open(":memory:", &db_) != SQLITE_OK) throw std::runtime_error("sqlite open");
-    std::ifstream in(std::string(FAULTLINE_SOURCE_DIR) + "/schema/001_init.sql");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    exec(ss.str());
+    // every forward migration in order (001_init.sql, 002_fleet.sql, 003_faults.sql, ...), as
+    // store::Db::open applies them
+    std::vector<std::string> files;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(FAULTLINE_SOURCE_DIR) + "/schema")) {
+      const std::string name = e.path().filename().string();
+      if (name.size() > 4 && name[3] == '_' && name.compare(name.size() - 4, 4, ".sql") == 0)
+        files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      exec(ss.str());
+    }
   }
   ~Db() { sqlite3_close(db_); }
   Db(const Db&) = delete;

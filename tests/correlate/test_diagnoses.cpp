@@ -675,3 +675,68 @@ TEST_CASE("a symptom explained by two causes hangs under the better-ranked one",
   CHECK(nlohmann::json::parse(reboot->explains) == nlohmann::json({"svm.map_failed"}));
   CHECK(f.back().kind == "symptom");  // root causes first
 }
+
+// Issue 17 items 4 and 5: facts from complete listings, launch configurations, lsmod | grep.
+TEST_CASE("file-system and launch facts in the diagnoses", "[diagnosis][issue17]") {
+  SECTION("a unit's environment names a CANN a complete listing does not hold") {
+    Case c;
+    c.fact("launch_spec", "Environment=\"ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/8.5.1\"",
+           "unit.ascend-train.service.env.ASCEND_HOME_PATH",
+           "/usr/local/Ascend/ascend-toolkit/8.5.1");
+    c.fact("ls_listing", "total 4", "dir.entries./usr/local/Ascend/ascend-toolkit", "1");
+    c.fact("ls_listing", "drwxr-xr-x 6 root root 4096 Nov  4 16:20 8.5.0",
+           "fs./usr/local/Ascend/ascend-toolkit/8.5.0", "dir");
+    const auto f = c.run();
+    REQUIRE(fired(f, "cann.env_path_missing"));
+  }
+  SECTION("near miss: without the complete listing nothing says 8.5.1 is absent") {
+    Case c;
+    c.fact("launch_spec", "Environment=\"ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/8.5.1\"",
+           "unit.ascend-train.service.env.ASCEND_HOME_PATH",
+           "/usr/local/Ascend/ascend-toolkit/8.5.1");
+    c.fact("ls_listing", "drwxr-xr-x 6 root root 4096 Nov  4 16:20 8.5.0",
+           "fs./usr/local/Ascend/ascend-toolkit/8.5.0", "dir");
+    CHECK(c.run().empty());
+  }
+  SECTION("an installer's success and its component's lib directory listed empty") {
+    Case c;
+    c.fact(
+        "install_log", "[Nnal] [2026-03-19 14:55:09] [INFO]: Nnal package installed successfully",
+        "install.event",
+        R"({"package":"nnal","action":"install","from":"","to":"8.5.0","time":"2026-03-19 14:55:09","result":"success","reboot_required":false})");
+    c.fact("ls_listing", "total 0",
+           "dir.entries./usr/local/Ascend/nnal/atb/8.5.0/atb/cxx_abi_1/lib", "0");
+    CHECK(fired(c.run(), "cann.partial_install"));
+  }
+  SECTION("near miss: the lib directory of another component is empty") {
+    Case c;
+    c.fact(
+        "install_log", "[Nnal] [2026-03-19 14:55:09] [INFO]: Nnal package installed successfully",
+        "install.event",
+        R"({"package":"nnal","action":"install","from":"","to":"8.5.0","time":"2026-03-19 14:55:09","result":"success","reboot_required":false})");
+    c.fact("ls_listing", "total 0", "dir.entries./opt/other/lib", "0");
+    CHECK(c.run().empty());
+  }
+  SECTION("a hostPath over the toolkit and a complete listing without set_env.sh") {
+    Case c;
+    c.fact("launch_spec", "    - mountPath: /usr/local/Ascend/ascend-toolkit",
+           "mount./usr/local/Ascend/ascend-toolkit",
+           "root=/data/empty-toolkit source=hostPath:toolkit fstype=bind opts=ro "
+           "scope=container.infer-0/server");
+    c.fact("ls_listing", "total 0", "dir.entries./usr/local/Ascend/ascend-toolkit", "0");
+    CHECK(fired(c.run(), "cann.toolkit_mount_shadowed"));
+  }
+}
+
+TEST_CASE("svm.address_space_limit from a job script's ulimit -v", "[diagnosis][issue17]") {
+  SECTION("the job script limits virtual memory") {
+    Case c;
+    c.fact("launch_spec", "ulimit -v 67108864", "job.llama-pretrain.ulimit.v", "67108864");
+    CHECK(fired(c.run(), "svm.address_space_limit"));
+  }
+  SECTION("near miss: the job script lifts the limit") {
+    Case c;
+    c.fact("launch_spec", "ulimit -v unlimited", "job.llama-pretrain.ulimit.v", "unlimited");
+    CHECK_FALSE(fired(c.run(), "svm.address_space_limit"));
+  }
+}

@@ -396,3 +396,68 @@ TEST_CASE("the commented template of docs/diagnoses.md is a valid rule", "[rules
   for (const auto& p : problems) INFO(p);
   CHECK(problems.empty());
 }
+
+TEST_CASE("time_order latest: the last boot of every source, the most exact one cited",
+          "[rules][conditions][boot]") {
+  Db db;
+  const int64_t b = db.bundle("bundles/x.tar", std::string(64, '0'));
+  db.host("n1");
+  auto fact = [&](const std::string& path, const std::string& kind, const std::string& text,
+                  const std::string& name, const std::string& value) {
+    auto m = db.member(path, kind, "n1", {text});
+    db.fact(m, 1, name, value);
+  };
+  fact("date.txt", "date", "Thu May 28 11:05:12 CST 2026", "host.timezone", "+0800");
+  // this boot, 2026-05-18 01:12:40 UTC, from btime and (31 s later) the driver's load
+  fact("proc_stat.txt", "proc_stat", "btime 1779066760", "host.boot_time", "1779066760");
+  fact("host_kernel.log", "host_kernel_log",
+       "[2026-05-18-01:13:11.746731] [ascend] [drv_pcie] [INFO] [devdrv_init_module 2338] "
+       "<systemd-udevd:694:694> Insmod host driver. (type=\"normal\", product=\"dc\", "
+       "driver_name=\"devdrv_device_driver\")",
+       "host.boot_time", "1779066791");
+  // an earlier boot a stale source states (a journal that starts before this boot)
+  fact("list_boots.txt", "boot_record",
+       " 0 4d2d1f0d8f0e4a8c9c7d0c1b2a3e4f5a Fri 2026-05-01 09:00:03 CST—Mon 2026-05-18 09:10:51 "
+       "CST",
+       "host.boot_time_local", "2026-05-01 09:00:03");
+  auto install = [&](const std::string& when) {
+    fact("operation_" + when.substr(0, 10) + ".log", "operation_log",
+         "Upgrade MINOR root " + when +
+             " 127.0.0.1 Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run success "
+             "cmdlist=--full --quiet.",
+         "install.event",
+         R"({"package":"driver","action":"upgrade","from":"","to":"24.1.rc3","time":")" + when +
+             R"(","result":"success","reboot_required":false})");
+  };
+  const std::string cond = R"(  time_order:
+    first: {fact: 'host.boot_time*', latest: true}
+    then: {fact: install.event}
+  bind: change
+)";
+  auto run = [&](const std::string& c) {
+    faultline::correlate::run(
+        db.handle(), b,
+        {{"diagnoses/test.c.yaml",
+          "id: test.c\nkind: symptom\nseverity: info\ntitle: t\nsummary: s\nconditions:\n" + c}});
+    return findings(db.handle(), b);
+  };
+  SECTION("a change between the old and the new boot is not after the last boot") {
+    install("2026-05-10 10:00:00");
+    CHECK(run(cond).empty());
+    // without latest, any earlier boot would do
+    std::string any = cond;
+    any.replace(any.find(", latest: true"), 14, "");
+    CHECK(run(any).size() == 1);
+  }
+  SECTION("a change after the last boot: btime cited, the stale source in a note") {
+    install("2026-05-27 14:03:11");
+    const auto f = run(cond);
+    REQUIRE(f.size() == 1);
+    const auto ev = evidence(db.handle(), f[0].id);
+    REQUIRE(ev.size() == 2);
+    CHECK(ev[0].member == "proc_stat.txt");
+    CHECK(f[0].missing.find("sources disagree on host.boot_time*: the newest, "
+                            "2026-05-18T01:13:11") != std::string::npos);
+    CHECK(f[0].missing.find("list_boots.txt:1") != std::string::npos);
+  }
+}

@@ -408,7 +408,9 @@ TEST_CASE("fleet sample: node05 / rank 35 failed first, with its root cause and 
   CHECK(report::render_fleet(f.db->handle(), f.out.bundle_ids, Format::md) == md1);
   CHECK(md1.find("## Clock offsets") != std::string::npos);
   CHECK(md1.find("**node05, rank 35, device 3, 10.30.1.15**") != std::string::npos);
-  CHECK(ht1.find("http") == std::string::npos);
+  // no URL anywhere ("http-equiv" of the page's own CSP meta tag is none)
+  CHECK(ht1.find("http:") == std::string::npos);
+  CHECK(ht1.find("https:") == std::string::npos);
   CHECK(ht1.find("<details") != std::string::npos);
 }
 
@@ -507,7 +509,11 @@ TEST_CASE("first errors are ordered with the offsets, not the hosts' own clocks"
   REQUIRE(ff.is_object());
   CHECK(ff["host"] == "nodeB");
   CHECK(ff["rank"] == 5);
-  CHECK(ff["rule"] == "different-first-error");
+  // the decision procedure's "first error is not a timeout" step (ascend-fd 113) decides; the
+  // older different-first-error rule agrees
+  CHECK(ff["rule"] == "first-error-not-timeout");
+  CHECK(std::find(ff["agreed"].begin(), ff["agreed"].end(), "different-first-error") !=
+        ff["agreed"].end());
   CHECK(ff["evidence"]["signature"] == "driver.heartbeat_lost");
   const json* ob = f.offset("nodeB");
   REQUIRE(ob != nullptr);
@@ -643,10 +649,19 @@ TEST_CASE("link-setup timeouts that all point at one rank name it", "[fleet][hcc
   Fleet f(dir, "link");
   const json& ff = f.j["first_failure"];
   REQUIRE(ff.is_object());
-  CHECK(ff["rule"] == "link-wait-target");
+  // followed hop by hop (docs/fleet.md "Decision procedure"): the first-erroring rank 0 waits on
+  // 10.20.5.12(4), nodeB's own address and rank 4 there, which waits on nobody
+  CHECK(ff["rule"] == "link-setup-chain");
   CHECK(ff["host"] == "nodeB");
   CHECK(ff["rank"] == 4);
-  CHECK(ff["ip"] == "10.20.5.12");
+  CHECK(ff["ip"] == "192.168.101.2");  // rank 4's device IP (LocalRank Key Info)
+  REQUIRE(ff["chain"].size() == 2);
+  CHECK(ff["chain"][0].get<std::string>().rfind("nodeA rank 0", 0) == 0);
+  CHECK(ff["chain"][1].get<std::string>().rfind("nodeB rank 4", 0) == 0);
+  CHECK(ff["no_single_root"] == false);
+  // the older rule names the same rank: it agrees
+  CHECK(std::find(ff["agreed"].begin(), ff["agreed"].end(), "link-wait-target") !=
+        ff["agreed"].end());
   // the silent rank agrees (same host and rank): no competing suspect
   for (const auto& s : f.j["suspects"]) CHECK(s["host"] != "nodeA");
 }

@@ -3,11 +3,15 @@
 #include "faultline/correlate/correlate.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "data.hpp"
 #include "eval.hpp"
@@ -20,6 +24,16 @@ namespace {
 using detail::Diagnosis;
 using detail::Evidence;
 
+struct FaultMeta {
+  const FaultDef* def = nullptr;
+  std::string code;
+  int64_t count = 0;
+  std::string cause, suggestion;                     // with placeholders filled
+  std::vector<std::string> caused_by, diagnosed_by;  // finding ids observed on the host
+  nlohmann::json kb = nlohmann::json::array();       // native fault: KB codes on its lines
+  std::vector<std::string> native;                   // KB fault: native faults sharing lines
+};
+
 struct Draft {
   const Diagnosis* d = nullptr;
   std::string host, summary, explained_by;
@@ -28,6 +42,7 @@ struct Draft {
   std::vector<std::string> missing, explains;
   std::optional<int64_t> earliest;
   int rank = 0;
+  std::optional<FaultMeta> fault;  // a fault-event finding (kind "fault")
 };
 
 Severity severity_of(const std::string& s) {
@@ -69,7 +84,8 @@ int role_order(const std::string& r) {
   if (r == "first_failure") return 0;
   if (r == "cause") return 1;
   if (r == "observation") return 2;
-  return 3;
+  if (r == "fault") return 3;
+  return 4;
 }
 
 std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts) {
@@ -77,6 +93,7 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
   std::set<std::pair<int64_t, int64_t>> cited;  // member_id, line
   for (const auto& f : drafts) {
     const bool cause = f.d->kind == "root_cause";
+    const bool fault = f.d->kind == "fault";
     for (const auto& e : f.evidence) {
       if (!e.time_ns && e.signature.empty()) continue;  // untimed facts stay in the evidence list
       TRow r;
@@ -91,7 +108,9 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
       r.signature = e.signature;
       r.finding = f.d->id;
       // Host facts (boot time, zone) are reference points of a cause, not the cause itself.
-      r.role = cause ? (e.fact.rfind("host.", 0) == 0 ? "context" : "cause") : "observation";
+      r.role = fault   ? "fault"
+               : cause ? (e.fact.rfind("host.", 0) == 0 ? "context" : "cause")
+                       : "observation";
       rows.push_back(std::move(r));
       cited.insert({e.member_id, e.line});
     }
@@ -145,6 +164,16 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
     rows = std::move(kept);
     first = std::move(remap);
   }
+  // A host without a first failure (no symptom diagnosis) but with fault events: the context is
+  // taken around its earliest timed fault event (its role stays "fault").
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].role != "fault" || !rows[i].t) continue;
+    auto it = first.find(rows[i].host);
+    if (it == first.end())
+      first[rows[i].host] = i;
+    else if (rows[it->second].role == "fault" && *rows[i].t < *rows[it->second].t)
+      it->second = i;
+  }
   // Context: warnings and errors around each host's first failure.
   for (const auto& [host, idx] : first) {
     if (!rows[idx].t) continue;
@@ -194,6 +223,68 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
   return rows;
 }
 
+// A fault's suggestion, then those of the knowledge-base codes seen on its lines.
+std::vector<std::string> fault_remediation(const FaultMeta& m) {
+  std::vector<std::string> out{m.suggestion};
+  for (const auto& k : m.kb)
+    out.push_back(k.value("pack", std::string("ascend-fd")) + " " + k.value("code", std::string()) +
+                  ": " + k.value("suggestion", std::string()));
+  return out;
+}
+
+// Knowledge-base faults (FaultDef::kb) on the lines of native faults of the same host: the
+// native finding names each KB code (fault.kb, its summary and remediation); a KB fault all of
+// whose lines are native fault lines is no finding of its own, one with other lines too stays
+// and names the native faults (fault.native).
+void merge_kb_faults(sqlite3* db, int64_t bundle_id, std::vector<Draft>& fd) {
+  std::set<std::string> kb, native;
+  for (const auto& f : fd) (f.fault->def->kb.empty() ? native : kb).insert(f.fault->def->signature);
+  if (kb.empty() || native.empty()) return;
+  std::map<std::pair<std::string, std::string>, std::set<int64_t>> ev;  // host, signature
+  detail::Stmt st(db,
+                  "SELECT e.host, h.signature, h.event_id FROM hits h JOIN events e ON e.id = "
+                  "h.event_id WHERE h.bundle_id = ?");
+  st.bind(1, bundle_id);
+  while (st.step()) {
+    std::string sig = st.str(1);
+    if (kb.count(sig) == 0 && native.count(sig) == 0) continue;
+    ev[{st.str(0), std::move(sig)}].insert(st.i64(2));
+  }
+  std::vector<bool> drop(fd.size(), false);
+  for (size_t i = 0; i < fd.size(); ++i) {
+    const FaultDef& kdef = *fd[i].fault->def;
+    if (kdef.kb.empty()) continue;
+    const auto& mine = ev[{fd[i].host, kdef.signature}];
+    std::set<int64_t> covered;
+    for (auto& g : fd) {
+      const FaultDef& ndef = *g.fault->def;
+      if (!ndef.kb.empty() || g.host != fd[i].host) continue;
+      const auto& theirs = ev[{g.host, ndef.signature}];
+      int64_t shared = 0;
+      for (const int64_t e : mine)
+        if (theirs.count(e) != 0) {
+          ++shared;
+          covered.insert(e);
+        }
+      if (shared == 0) continue;
+      g.fault->kb.push_back({{"pack", kdef.kb},
+                             {"code", fd[i].fault->code},
+                             {"signature", kdef.signature},
+                             {"title", kdef.title},
+                             {"cause", fd[i].fault->cause},
+                             {"suggestion", fd[i].fault->suggestion},
+                             {"count", shared}});
+      g.summary += " " + kdef.kb + " " + fd[i].fault->code + ": " + kdef.title + ".";
+      fd[i].fault->native.push_back("fault." + ndef.signature);
+    }
+    if (!mine.empty() && covered.size() == mine.size()) drop[i] = true;
+  }
+  std::vector<Draft> kept;
+  for (size_t i = 0; i < fd.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(fd[i]));
+  fd = std::move(kept);
+}
+
 void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts,
                 const std::vector<TRow>& timeline, const std::vector<std::string>& skipped) {
   // What the load's bounds left out goes with the bundle's warnings (the report lists them), as
@@ -223,8 +314,9 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
 
   detail::Stmt ins_f(db,
                      "INSERT INTO findings (bundle_id, finding, kind, severity, confidence, host, "
-                     "title, summary, rank, explained_by, explains, remediation, missing) VALUES "
-                     "(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                     "title, summary, rank, explained_by, explains, remediation, missing, "
+                     "fault_class, fault_role, first_time_ns, fault) VALUES "
+                     "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   detail::Stmt ins_e(db,
                      "INSERT INTO finding_evidence (finding_id, ord, member, line, time_ns, text, "
                      "signature, fact) VALUES (?,?,?,?,?,?,?,?)");
@@ -244,8 +336,31 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
     else
       ins_f.bind(10, f.explained_by);
     ins_f.bind(11, nlohmann::json(f.explains).dump())
-        .bind(12, nlohmann::json(f.d->remediation).dump())
+        .bind(12, nlohmann::json(f.fault ? fault_remediation(*f.fault) : f.d->remediation).dump())
         .bind(13, nlohmann::json(f.missing).dump());
+    if (f.fault) {
+      const FaultDef& def = *f.fault->def;
+      ins_f.bind(14, def.cls).bind(15, def.role).bind(16, f.earliest);
+      nlohmann::json j = {
+          {"signature", def.signature},
+          {"class", def.cls},
+          {"component", def.component},
+          {"role", def.role},
+          {"code", f.fault->code.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.fault->code)},
+          {"cause", f.fault->cause},
+          {"suggestion", f.fault->suggestion},
+          {"count", f.fault->count},
+          {"causes", f.explains},
+          {"caused_by", f.fault->caused_by},
+          {"diagnosed_by", f.fault->diagnosed_by}};
+      // additions of the knowledge-base pack (docs/faults.md): only when there is one
+      if (!def.kb.empty()) j["pack"] = def.kb;
+      if (!f.fault->kb.empty()) j["kb"] = f.fault->kb;
+      if (!f.fault->native.empty()) j["native"] = f.fault->native;
+      ins_f.bind(17, j.dump());
+    } else {
+      ins_f.bind_null(14).bind_null(15).bind(16, f.earliest).bind_null(17);
+    }
     ins_f.step();
     const int64_t fid = sqlite3_last_insert_rowid(db);
     int ord = 0;
@@ -285,6 +400,183 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
   }
 }
 
+constexpr int64_t kFaultEvidence = 5;  // evidence rows (earliest hits) per fault finding
+
+std::string diag_severity(const std::string& s) {
+  if (s == "critical" || s == "error" || s == "warning") return s;
+  return "info";  // notice, debug: the finding scale has no lower step
+}
+
+// `{name}` placeholders of a fault text from the first hit's captures; unknown names print `?`,
+// `{{`/`}}` are literal braces, braces around anything else are left alone.
+std::string fill_captures(const std::string& t, const nlohmann::json& caps) {
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.compare(i, 2, "{{") == 0 || t.compare(i, 2, "}}") == 0) {
+      out += t[i];
+      ++i;
+      continue;
+    }
+    if (t[i] == '{') {
+      const size_t e = t.find('}', i);
+      if (e != std::string::npos) {
+        const std::string name = t.substr(i + 1, e - i - 1);
+        const bool word = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+        if (word) {
+          if (caps.is_object() && caps.contains(name) && caps[name].is_string())
+            out += caps[name].get<std::string>();
+          else
+            out += '?';
+          i = e;
+          continue;
+        }
+      }
+    }
+    out += t[i];
+  }
+  return out;
+}
+
+// Events of the fault's hits on `host` that a later hit of a `cleared_by` signature recovered
+// (same `clear_key` capture, when one is named): a switch alarm asserted, then de-asserted.
+// Later = a later time when both lines are timed, or a later line of the same member.
+constexpr int64_t kMaxClearRows = 100000;  // hits read per side; the rest are not cleared
+
+std::set<int64_t> cleared_events(sqlite3* db, int64_t bundle_id, const FaultDef& def,
+                                 const std::string& host) {
+  std::set<int64_t> out;
+  if (def.cleared_by.empty()) return out;
+  struct H {
+    int64_t event = 0, member = 0, line = 0;
+    std::optional<int64_t> time;
+    std::string key;
+  };
+  auto read = [&](const std::string& sig, std::vector<H>& v) {
+    detail::Stmt st(db,
+                    "SELECT e.id, e.member_id, e.line, e.time_ns, h.captures FROM hits h JOIN "
+                    "events e ON e.id = h.event_id WHERE h.bundle_id = ? AND h.signature = ? AND "
+                    "e.host = ? LIMIT ?");
+    st.bind(1, bundle_id).bind(2, sig).bind(3, host).bind(4, kMaxClearRows);
+    while (st.step()) {
+      H h;
+      h.event = st.i64(0);
+      h.member = st.i64(1);
+      h.line = st.i64(2);
+      h.time = st.opt_i64(3);
+      if (!def.clear_key.empty()) {
+        const auto caps = nlohmann::json::parse(st.str(4), nullptr, false);
+        if (caps.is_object() && caps.contains(def.clear_key) && caps[def.clear_key].is_string())
+          h.key = caps[def.clear_key].get<std::string>();
+        else
+          continue;  // a hit without the key neither clears nor can be cleared
+      }
+      v.push_back(std::move(h));
+    }
+  };
+  std::vector<H> hits, clears;
+  read(def.signature, hits);
+  for (const auto& c : def.cleared_by) read(c, clears);
+  // per key: the latest clearing time; per (key, member): the last clearing line (n log n, not
+  // hits x clears: a hostile log may hold 100,000 of each)
+  std::map<std::string, int64_t> last_time;
+  std::map<std::pair<std::string, int64_t>, int64_t> last_line;
+  for (const auto& c : clears) {
+    if (c.time) {
+      auto [it, fresh] = last_time.emplace(c.key, *c.time);
+      if (!fresh && *c.time > it->second) it->second = *c.time;
+    }
+    auto [it, fresh] = last_line.emplace(std::make_pair(c.key, c.member), c.line);
+    if (!fresh && c.line > it->second) it->second = c.line;
+  }
+  for (const auto& h : hits) {
+    bool later = false;
+    if (h.time)
+      if (auto it = last_time.find(h.key); it != last_time.end()) later = it->second > *h.time;
+    if (!later)
+      if (auto it = last_line.find({h.key, h.member}); it != last_line.end())
+        later = it->second > h.line;
+    if (later) out.insert(h.event);
+  }
+  return out;
+}
+
+// One draft per host with hits of the fault's signature: the earliest hits are the evidence.
+// A generic fault (a catch-all of a code family: `runtime result = N`, the EL/E3 buckets) yields
+// a line to the specific fault signatures that also hit it: one line is one fault event.
+constexpr const char* kNotSpecific =
+    " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_specific_faults s ON s.signature "
+    "= h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = h.bundle_id)";
+
+void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Diagnosis* d,
+                  std::vector<Draft>& out) {
+  const std::string only = def.generic ? kNotSpecific : "";
+  detail::Stmt cnt(db,
+                   "SELECT e.host, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id WHERE "
+                   "h.bundle_id = ? AND h.signature = ?" +
+                       only + " GROUP BY e.host ORDER BY e.host");
+  cnt.bind(1, bundle_id).bind(2, def.signature);
+  std::vector<std::pair<std::string, int64_t>> hosts;
+  while (cnt.step()) hosts.emplace_back(cnt.str(0), cnt.i64(1));
+  for (auto [host, n] : hosts) {
+    const std::set<int64_t> cleared = cleared_events(db, bundle_id, def, host);
+    n -= static_cast<int64_t>(cleared.size());
+    if (n <= 0) continue;
+    detail::Stmt st(db,
+                    "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
+                    "e.time_ns, e.time_quality, e.text, h.captures, e.id FROM hits h JOIN events e "
+                    "ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id WHERE "
+                    "h.bundle_id = ? AND h.signature = ? AND e.host = ?" +
+                        only +
+                        " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?");
+    st.bind(1, bundle_id)
+        .bind(2, def.signature)
+        .bind(3, host)
+        .bind(4, kFaultEvidence + static_cast<int64_t>(cleared.size()));
+    Draft f;
+    f.d = d;
+    f.host = host;
+    f.confidence = 1.0;
+    FaultMeta m;
+    m.def = &def;
+    m.count = n;
+    nlohmann::json caps;
+    while (st.step()) {
+      Evidence e;
+      e.host = host;
+      e.member = st.str(0);
+      e.kind = st.str(1);
+      e.member_id = st.i64(2);
+      e.line = st.i64(3);
+      e.time_ns = st.opt_i64(4);
+      e.time_quality = st.str(5);
+      e.text = st.str(6);
+      if (e.text.size() > 4000) e.text.resize(4000);
+      e.signature = def.signature;
+      e.event_id = st.i64(8);
+      if (cleared.count(e.event_id) != 0) continue;
+      if (static_cast<int64_t>(f.evidence.size()) >= kFaultEvidence) break;
+      if (f.evidence.empty()) caps = nlohmann::json::parse(st.str(7), nullptr, false);
+      if (e.time_ns && (!f.earliest || *e.time_ns < *f.earliest)) f.earliest = e.time_ns;
+      f.evidence.push_back(std::move(e));
+    }
+    if (f.evidence.empty()) continue;
+    // a fixed code may hold `{capture}` placeholders (`0x{code}`,
+    // `AISW_MindIE_ERRCODE_Common_{code}`)
+    m.code = def.code.find('{') == std::string::npos ? def.code : fill_captures(def.code, caps);
+    if (!def.code_capture.empty() && caps.is_object() && caps.contains(def.code_capture) &&
+        caps[def.code_capture].is_string())
+      m.code = caps[def.code_capture].get<std::string>();
+    m.cause = fill_captures(def.cause, caps);
+    m.suggestion = fill_captures(def.suggestion, caps);
+    f.summary = m.cause + " Seen " + std::to_string(n) + " time" + (n == 1 ? "" : "s") + " on " +
+                host + ".";
+    f.fault = std::move(m);
+    out.push_back(std::move(f));
+  }
+}
+
 struct SigRef {
   std::string id;
   int line;
@@ -305,7 +597,8 @@ void collect_sig_refs(const detail::Node& n, std::vector<SigRef>& out) {
 
 }  // namespace
 
-Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules) {
+Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
+            const std::vector<FaultDef>& faults) {
   const detail::RuleBook book = detail::load_rules(rules);
   if (!book.errors.empty()) {
     std::string msg = "bad diagnosis rules:";
@@ -403,6 +696,111 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules) 
     ranked.push_back(std::move(s));
   }
 
+  // Fault events: one finding per host and fault signature, after the diagnoses (they are the
+  // breadth; diagnoses reason across facts). Causes first, then symptoms; a fault caused by
+  // another observed on the same host is explained by it.
+  std::deque<Diagnosis> fault_rules;
+  std::vector<Draft> fdrafts;
+  detail::exec(db,
+               "CREATE TEMP TABLE IF NOT EXISTS faultline_specific_faults(signature TEXT PRIMARY "
+               "KEY)");
+  detail::exec(db, "DELETE FROM temp.faultline_specific_faults");
+  {
+    detail::Stmt ins(db, "INSERT OR IGNORE INTO temp.faultline_specific_faults VALUES (?)");
+    for (const auto& def : faults) {
+      if (def.generic || !def.kb.empty()) continue;  // KB codes take no line from a native fault
+      ins.bind(1, def.signature);
+      ins.step();
+      ins.reset();
+    }
+  }
+  std::set<std::string> hit_sigs;  // a knowledge base adds a thousand fault signatures
+  {
+    detail::Stmt st(db, "SELECT DISTINCT signature FROM hits WHERE bundle_id = ?");
+    st.bind(1, bundle_id);
+    while (st.step()) hit_sigs.insert(st.str(0));
+  }
+  for (const auto& def : faults) {
+    if (hit_sigs.count(def.signature) == 0) continue;
+    Diagnosis d;
+    d.id = "fault." + def.signature;
+    d.kind = "fault";
+    d.severity = diag_severity(def.severity);
+    d.title = def.title;
+    d.remediation = {def.suggestion};
+    fault_rules.push_back(std::move(d));
+    fault_drafts(db, bundle_id, def, &fault_rules.back(), fdrafts);
+  }
+  merge_kb_faults(db, bundle_id, fdrafts);
+  {
+    std::map<std::string, std::set<std::string>> on_host;  // host -> signatures with a fault
+    for (const auto& f : fdrafts) on_host[f.host].insert(f.fault->def->signature);
+    // diagnoses citing a hit of the fault's signature, or one of the fault's own lines
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> diag_cites;
+    std::map<std::pair<int64_t, int64_t>, std::set<std::string>> diag_lines;
+    for (const auto& r : ranked)
+      for (const auto& e : r.evidence) {
+        if (!e.signature.empty()) diag_cites[{r.host, e.signature}].insert(r.d->id);
+        if (e.member_id > 0 && e.line > 0) diag_lines[{e.member_id, e.line}].insert(r.d->id);
+      }
+    for (auto& f : fdrafts) {
+      const FaultDef& def = *f.fault->def;
+      const auto& here = on_host[f.host];
+      for (const auto& c : def.causes)
+        if (here.count(c) != 0) f.explains.push_back("fault." + c);
+      std::set<std::string> by;
+      for (const auto& c : def.caused_by)
+        if (here.count(c) != 0) by.insert("fault." + c);
+      for (const auto& g : fdrafts)  // edges declared on the other side
+        if (g.host == f.host && std::find(g.fault->def->causes.begin(), g.fault->def->causes.end(),
+                                          def.signature) != g.fault->def->causes.end())
+          by.insert(g.d->id);
+      f.fault->caused_by.assign(by.begin(), by.end());
+      std::sort(f.explains.begin(), f.explains.end());
+      f.explains.erase(std::unique(f.explains.begin(), f.explains.end()), f.explains.end());
+      std::set<std::string> diag;
+      if (auto it = diag_cites.find({f.host, def.signature}); it != diag_cites.end())
+        diag.insert(it->second.begin(), it->second.end());
+      for (const auto& e : f.evidence)
+        if (auto it = diag_lines.find({e.member_id, e.line}); it != diag_lines.end())
+          diag.insert(it->second.begin(), it->second.end());
+      f.fault->diagnosed_by.assign(diag.begin(), diag.end());
+    }
+    // caused_by edges also make the cause explain this fault
+    for (auto& f : fdrafts)
+      for (const auto& c : f.fault->caused_by)
+        for (auto& g : fdrafts)
+          if (g.host == f.host && g.d->id == c &&
+              std::find(g.explains.begin(), g.explains.end(), f.d->id) == g.explains.end()) {
+            g.explains.push_back(f.d->id);
+            std::sort(g.explains.begin(), g.explains.end());
+          }
+    auto key = [](const Draft& f) {
+      return std::make_tuple(f.fault->def->role != "cause", f.earliest.has_value() ? 0 : 1,
+                             f.earliest.value_or(0));
+    };
+    std::stable_sort(fdrafts.begin(), fdrafts.end(), [&](const Draft& a, const Draft& b) {
+      if (key(a) != key(b)) return key(a) < key(b);
+      const auto sa = severity_of(a.d->severity), sb = severity_of(b.d->severity);
+      if (sa != sb) return sa > sb;
+      if (a.host != b.host) return a.host < b.host;
+      return a.d->id < b.d->id;
+    });
+    // explained_by: the best-ranked observed fault that causes it (causes come first)
+    for (auto& f : fdrafts)
+      for (const auto& g : fdrafts)
+        if (&g != &f && g.host == f.host &&
+            std::find(f.fault->caused_by.begin(), f.fault->caused_by.end(), g.d->id) !=
+                f.fault->caused_by.end()) {
+          f.explained_by = g.d->id;
+          break;
+        }
+    for (auto& f : fdrafts) {
+      f.rank = static_cast<int>(ranked.size() + 1);
+      ranked.push_back(std::move(f));
+    }
+  }
+
   const auto timeline = build_timeline(db, bundle_id, ranked);
   detail::exec(db, "SAVEPOINT faultline_correlate");
   try {
@@ -419,6 +817,8 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules) 
     sum.any = true;
     if (f.d->kind == "root_cause")
       ++sum.root_causes;
+    else if (f.d->kind == "fault")
+      ++sum.faults;
     else {
       ++sum.symptoms;
       if (f.explained_by.empty()) ++sum.unexplained;

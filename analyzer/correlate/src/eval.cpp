@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "faultline/core/text.hpp"
 #include "faultline/core/time.hpp"
@@ -560,6 +561,7 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
     bool assumed = false;
     size_t ev = 0;
     Binding b;
+    int rank = 2;  // facts: 0 /proc/stat, 1 uptime, 2 other sources (latest: the one cited)
   };
   auto items = [&](const TimeRef& r) {
     std::vector<Item> v;
@@ -570,7 +572,7 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         for (const auto* h : it->second) {
           if (!h->time_ns || !pred_ok(r.where, *h, env)) continue;
           v.push_back(
-              {*h->time_ns, false, h->time_quality == "assumed_utc", ev_hit(*h), bind_hit(*h)});
+              {*h->time_ns, false, h->time_quality == "assumed_utc", ev_hit(*h), bind_hit(*h), 2});
         }
       }
     } else if (r.kind == TimeRef::Kind::fact) {
@@ -581,7 +583,8 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         auto w = fact_time(*rows[i]);
         if (!w) continue;
         v.push_back({w->ns, w->local, w->quality == "assumed_utc", ev_fact(*rows[i]),
-                     bind_fact(*rows[i], stars[i])});
+                     bind_fact(*rows[i], stars[i]),
+                     rows[i]->kind == "proc_stat" ? 0 : (rows[i]->kind == "uptime" ? 1 : 2)});
       }
     } else {
       auto it = env.vars.find(r.names.front());
@@ -591,14 +594,54 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         if (t != f.end()) {
           auto ns = text::to_int<int64_t>(t->second);
           auto l = f.find("_time_local");
-          if (ns) v.push_back({*ns, l != f.end() && l->second == "1", false, SIZE_MAX, it->second});
+          if (ns)
+            v.push_back({*ns, l != f.end() && l->second == "1", false, SIZE_MAX, it->second, 2});
         }
       }
     }
     return v;
   };
-  const auto a = items(n.first);
+  auto a = items(n.first);
   const auto b = items(n.then);
+  bool disagree = false;  // latest: sources named different boots; the order counts less
+  if (n.first.latest && a.size() > 1) {
+    // compare in UTC: host-local items moved by the host's offset (0 when assumed)
+    const int64_t off = host_.local_offset_ns.value_or(0);
+    auto utc = [&](const Item& x) { return x.local ? x.ns + off : x.ns; };
+    size_t newest = 0;
+    for (size_t i = 1; i < a.size(); ++i)
+      if (utc(a[i]) > utc(a[newest])) newest = i;
+    constexpr int64_t kSame = 120'000'000'000LL;  // sources within 2 min name the same boot
+    const int64_t last = utc(a[newest]);
+    // of the sources that agree, the most exact one is cited: /proc/stat btime, then uptime -s,
+    // then the earliest (who -b, journal, dmesg -T and the driver's load come after the kernel's
+    // start)
+    size_t pick = newest;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (last - utc(a[i]) > kSame) continue;
+      if (std::tie(a[i].rank, a[i].ns) < std::tie(a[pick].rank, a[pick].ns)) pick = i;
+    }
+    newest = pick;
+    std::vector<std::string> older;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (last - utc(a[i]) <= kSame) continue;
+      auto m = a[i].b.fields.find("member");
+      auto l = a[i].b.fields.find("line");
+      older.push_back(format_utc(utc(a[i])) + " (" + (m != a[i].b.fields.end() ? m->second : "") +
+                      (l != a[i].b.fields.end() ? ":" + l->second : "") + ")");
+    }
+    if (!older.empty()) {
+      disagree = true;
+      std::string note = "sources disagree on " + n.first.names.front() + ": the newest, " +
+                         format_utc(last) + ", is used; older: ";
+      for (size_t i = 0; i < older.size() && i < 4; ++i) note += (i ? ", " : "") + older[i];
+      if (older.size() > 4) note += ", ...";
+      notes.push_back(note);
+    }
+    Item keep = std::move(a[newest]);
+    a.clear();
+    a.push_back(std::move(keep));
+  }
   std::vector<Match> out;
   const auto gap = static_cast<int64_t>(n.min_gap_s * 1e9);
   bool assumed_zone = false;
@@ -631,6 +674,8 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
     notes.push_back("time order rests on an assumed host time zone (UTC): the bundle states none");
   else
     for (auto& m : out) m.binding.fields.erase("_uncertain");
+  if (disagree)
+    for (auto& m : out) m.binding.fields["_uncertain"] = "1";
   return out;
 }
 
@@ -771,6 +816,14 @@ std::vector<Evaluator::Match> Evaluator::m_path(const Node& n, const Env& env,
     if (it == host_.facts.end() || it->second.empty()) return std::nullopt;
     return it->second.front()->value != "missing";
   };
+  // A complete listing of the parent directory that does not name the path: absent (docs/facts.md
+  // "Complete listings"). Weaker than anything that says it is there (an install root, a version).
+  auto listed_absent = [&](const std::string& p) {
+    const size_t slash = p.find_last_of('/');
+    if (slash == std::string::npos || slash == 0) return false;
+    auto d = host_.facts.find("dir.entries." + p.substr(0, slash));
+    return d != host_.facts.end() && !d->second.empty();
+  };
   std::string installed;
   for (const auto& r : roots) installed += (installed.empty() ? "" : ", ") + r;
   for (const auto& v : versions) installed += (installed.empty() ? "" : ", ") + v;
@@ -822,6 +875,7 @@ std::vector<Evaluator::Match> Evaluator::m_path(const Node& n, const Env& env,
           present = std::any_of(versions.begin(), versions.end(),
                                 [&](const std::string& v) { return same_version(v, version); });
         }
+        if (!present && listed_absent(path)) present = false;
         if (!present && !roots.empty()) present = false;
         if (!present) continue;  // unknown: nothing says whether it exists
         any_known = true;

@@ -203,7 +203,14 @@ TimeRef parse_timeref(const Ctx& c, const YAML::Node& n, const std::string& what
     c.err(n ? line_of(n) : 0, what + ": expected a mapping with hit, fact or bound");
     return r;
   }
-  check_keys(c, n, {"hit", "fact", "bound", "where"}, what);
+  check_keys(c, n, {"hit", "fact", "bound", "where", "latest"}, what);
+  if (n["latest"]) {
+    if (n["latest"].IsScalar() &&
+        (n["latest"].Scalar() == "true" || n["latest"].Scalar() == "false"))
+      r.latest = n["latest"].Scalar() == "true";
+    else
+      c.err(line_of(n["latest"]), what + ": latest: expected true or false");
+  }
   if (n["hit"]) {
     r.kind = TimeRef::Kind::hit;
     r.names = strings(c, n["hit"], "hit");

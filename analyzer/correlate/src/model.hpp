@@ -27,6 +27,9 @@ struct TimeRef {
   enum class Kind { hit, fact, bound } kind = Kind::hit;
   std::vector<std::string> names;  // signature ids (hit), fact name glob (fact), bind name
   std::vector<Predicate> where;
+  // `latest: true`: only the newest item counts (the last boot, not every boot some source
+  // lists); items more than 120 s older are reported in a note when the sources disagree.
+  bool latest = false;
 };
 
 struct Node {

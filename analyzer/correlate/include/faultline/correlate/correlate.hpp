@@ -18,13 +18,35 @@ struct Summary {
   int root_causes = 0;
   int symptoms = 0;
   int unexplained = 0;
+  int faults = 0;  // fault-event findings (kind "fault", docs/faults.md)
   Severity max_severity = Severity::info;
   bool any = false;  // at least one finding
 };
 
+// What a signature's `fault:` block declares (docs/faults.md); the app copies it from the loaded
+// signature packs (tag::Signature::fault), so the correlator does not read signature files.
+struct FaultDef {
+  std::string signature;                       // signature id; the finding is "fault.<signature>"
+  std::string title;                           // the signature's title
+  std::string cls, component, role;            // role: cause | symptom
+  std::string cause, suggestion;               // `{capture}` placeholders filled from the first hit
+  std::string code, code_capture;              // fixed external code, or the capture holding it
+  std::string severity;                        // critical | error | warning | info
+  std::vector<std::string> causes, caused_by;  // signature ids
+  std::vector<std::string> cleared_by;         // signatures whose later hit clears a hit
+  std::string clear_key;                       // capture that must be equal to clear
+  bool generic = false;  // catch-all of a code family: lines also hit by a non-generic fault
+                         // signature are not its evidence (one line, one fault event)
+  // knowledge-base pack ("ascend-fd") of an imported code, "" for native signatures: a KB fault
+  // on the same lines as a native fault is named inside the native finding (docs/faults.md)
+  std::string kb;
+};
+
 // rules: the diagnoses/ and compat/ files. Throws std::runtime_error naming file and rule on a bad
-// rule. Replaces earlier correlator rows of the bundle.
-Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules);
+// rule. Replaces earlier correlator rows of the bundle. faults: one entry per active signature with
+// a `fault:` block; every host with hits of one gets a `fault.<id>` finding (kind "fault").
+Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
+            const std::vector<FaultDef>& faults = {});
 
 // Problems in diagnoses/compat rules ("<file>: <id>: <problem>"), given the known signature ids
 // (a diagnosis that names an unknown signature is an error).

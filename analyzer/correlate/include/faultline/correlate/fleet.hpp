@@ -47,11 +47,21 @@ struct FleetRank {
   int64_t rank = 0;
   std::string host, ip, group, source;
   std::optional<int64_t> device, pid;
+  // added (issue 14): identity of the process holding the rank
+  std::optional<int64_t> logic_device, size;
+  std::string device_ip, server_ip;
 };
 
 struct FleetSuspect {
   std::string host, rule, detail;
   std::optional<int64_t> rank;
+};
+
+// One culprit of the first failure (docs/fleet.md "Decision procedure"): a process of a
+// collected host, or an address no bundle holds (host empty, address set).
+struct FleetCulprit {
+  std::string host, device_ip, address;
+  std::optional<int64_t> rank, device, logic_device, pid;  // device = physical id
 };
 
 struct FleetFirstFailure {
@@ -63,6 +73,15 @@ struct FleetFirstFailure {
   double root_cause_confidence = 0;
   std::vector<std::string> explains_hosts, explains_symptoms;
   std::vector<FleetLine> evidence;  // culprit's own lines first, then one broadcast line per host
+  // added (issue 14): every culprit (the fields above describe the first), the wait chain
+  // followed (hops as "host rank R device D" / an address), and an explicit "no single root"
+  std::vector<FleetCulprit> culprits;
+  std::vector<std::string> chain;
+  bool no_single_root = false;
+  std::string reason;  // why there is no single root
+  std::optional<int64_t> logic_device;
+  std::string device_ip;
+  std::vector<std::string> agreed, disagreed;  // other rules that agreed / named someone else
 };
 
 struct FleetResult {
@@ -88,6 +107,11 @@ void store_fleet(sqlite3* db, const FleetResult& r);
 
 // The stored run over exactly these analysed bundles, if the database holds one.
 std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids);
+
+// A bundle that is a job of its own (docs/fleet.md "A job in one bundle"): it was split into two
+// hosts or more, or one host's logs announce two ranks or more and an HCCL error was logged (a
+// one-node multi-rank job). `analyze` runs the fleet correlation over such a bundle.
+bool job_bundle(sqlite3* db, int64_t bundle_id);
 
 // analyze_fleet + store_fleet (what `faultline fleet` runs after merging).
 FleetResult run_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids,
