@@ -1,6 +1,9 @@
 #include "commands.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <set>
 
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
@@ -119,6 +125,10 @@ DbKind probe_db(const fs::path& p, std::string* why) {
       sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type='table'", -1, &st, nullptr);
   if (rc == SQLITE_NOTADB) {
     kind = DbKind::not_sqlite;
+  } else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+    // another run is writing it right now (this probe runs before the DB.lock is taken): the
+    // lock decides, and names that run
+    kind = DbKind::faultline;
   } else if (rc != SQLITE_OK) {
     *why = sqlite3_errmsg(h);
     kind = DbKind::unreadable;
@@ -178,6 +188,10 @@ void add_common(CLI::App& cmd, CommonOptions& c) {
       "Where compiled signature databases are cached (default: $XDG_CACHE_HOME/faultline "
       "or ~/.cache/faultline)");
   cmd.add_flag("--no-cache", c.no_cache, "Compile the signature database every time");
+  cmd.add_option("--kb", c.kb,
+                 "ascend-fd knowledge base (kg-config.json) to use as a fault pack (default: the "
+                 "one of an installed ascend_fd Python package, if any; FAULTLINE_KB=FILE|none)");
+  cmd.add_flag("--no-kb", c.no_kb, "Use no ascend-fd knowledge base, even an installed one");
 }
 
 // Maximum severity of the findings of a bundle (for --fail-on).
@@ -206,15 +220,92 @@ app::Options app_options(const CommonOptions& c) {
   for (const auto& d : c.rule_dirs) o.rule_dirs.emplace_back(d);
   if (!c.no_cache)
     o.cache_dir = c.cache_dir.empty() ? app::default_cache_dir() : fs::path(c.cache_dir);
+  if (c.no_kb && !c.kb.empty()) throw UsageError("--kb and --no-kb exclude each other");
+  if (!c.kb.empty()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(c.kb, ec)) throw UsageError("--kb: " + c.kb + ": no such file");
+  }
+  o.kb_file = c.kb;
+  o.no_kb = c.no_kb;
   return o;
 }
 
 // A database file that is removed at the end unless the user asked to keep it (--db).
+// One writer per database (issue 18): `DB.lock` beside it, held with flock for the run and
+// holding the writer's pid. A second `analyze`/`fleet --db DB` exits 2 with "database in use by
+// another faultline run (pid N)" instead of failing half-way on a constraint. The file is removed
+// at the end; a lock file whose inode changed while it was taken (removed by the ending holder)
+// is taken again.
+class DbLock {
+ public:
+  explicit DbLock(const fs::path& db) : path_(db.string() + ".lock") {
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (fd_ < 0)
+        throw std::runtime_error(
+            path_ + ": cannot create the lock file of the database: " + std::strerror(errno));
+      if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        // the holder writes its pid right after taking the lock: a run that comes in between
+        // reads an empty file, so it waits a moment (at most ~0.2 s) for the pid to appear
+        std::string pid;
+        for (int wait = 0; wait < 200 && pid.empty(); ++wait) {
+          if (wait > 0) ::usleep(1000);
+          char buf[32] = {};
+          const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+          for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pid += buf[i];
+          if (n < 0) break;
+        }
+        ::close(fd_);
+        fd_ = -1;
+        if (e != EWOULDBLOCK)
+          throw std::runtime_error(path_ + ": cannot lock the database: " + std::strerror(e));
+        throw std::runtime_error(db.string() + ": database in use by another faultline run" +
+                                 (pid.empty() ? std::string() : " (pid " + pid + ")"));
+      }
+      struct stat held {
+      }, now{};
+      if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &now) == 0 &&
+          held.st_ino == now.st_ino && held.st_dev == now.st_dev) {
+        const std::string me = std::to_string(::getpid()) + "\n";
+        if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, me.data(), me.size(), 0) < 0) {
+          // the pid is only for the message of another run
+        }
+        return;
+      }
+      ::close(fd_);  // removed by the run that held it: take the new one
+      fd_ = -1;
+    }
+    throw std::runtime_error(path_ + ": the lock file of the database keeps changing");
+  }
+  ~DbLock() {
+    if (fd_ < 0) return;
+    ::unlink(path_.c_str());
+    ::close(fd_);
+  }
+  DbLock(const DbLock&) = delete;
+  DbLock& operator=(const DbLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 class DbFile {
  public:
   explicit DbFile(const std::string& keep) {
     if (!keep.empty()) {
       path_ = keep;
+      // the directory first (a clear message instead of "cannot create the lock file"), then
+      // the lock, then what the file holds: probing before the lock reads a database another
+      // run is writing and fails with SQLite's "database is locked"
+      const fs::path parent = path_.parent_path();
+      std::error_code ec;
+      if (!parent.empty() && !fs::is_directory(parent, ec))
+        throw UsageError("--db: " + keep + ": the directory " + parent.string() +
+                         " does not exist");
+      lock_ = std::make_unique<DbLock>(path_);
+      check_output_db(keep);
       return;
     }
     const char* tmp = std::getenv("TMPDIR");
@@ -245,6 +336,7 @@ class DbFile {
  private:
   fs::path path_;
   bool temp_ = false;
+  std::unique_ptr<DbLock> lock_;
 };
 
 }  // namespace
@@ -319,19 +411,47 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
       "lint",
       "Check ids, file names, duplicates, kinds and that each pattern matches its examples");
   add_dirs(lint);
+  auto* cov = cmd.add_subcommand(
+      "coverage",
+      "Fault catalog coverage: fault signatures and those with cited real example lines, per "
+      "fault class, signature pack and log kind; with --kb, the KB codes a native signature "
+      "recognises; with --samples, the recognised share of error-level lines");
+  add_dirs(cov);
+  for (auto* sub : {list, test, lint, cov})
+    sub->add_option("--kb", a.kb,
+                    "Add this ascend-fd knowledge base (kg-config.json) as a pack (coverage: "
+                    "count the KB codes native signatures recognise)")
+        ->check(CLI::ExistingFile);
+  cov->add_option("--samples", a.samples,
+                  "Analyse each bundle under DIR and print the share of its error-level lines "
+                  "that a signature recognises")
+      ->check(CLI::ExistingDirectory);
+  auto* sug = cmd.add_subcommand(
+      "suggest",
+      "Draft signatures (YAML) from the unrecognised error templates of an analysis (--db)");
+  sug->add_option("ID", a.templates, "Template ids of the report's Unrecognised errors section");
+  sug->add_option("--db", a.db, "Database written by analyze --db")->required();
+  sug->add_option("--bundle", a.bundle, "Bundle id of a database holding several");
+  sug->add_option("--top", a.top, "Without ids: the first N templates (default 5)");
   auto* imp = cmd.add_subcommand(
       "import-faultdiag",
-      "Turn a MindCluster FaultDiag knowledge-base JSON file into a signature rule pack (YAML)");
+      "Turn an ascend-fd (MindCluster FaultDiag) knowledge base into a rule directory usable as "
+      "--rules DIR (every code a fault signature with the KB's cause and suggestion)");
   imp->add_option("FILE", a.import_file, "FaultDiag knowledge-base file (kg-config.json style)")
       ->required();
   imp->add_option("--family", a.family,
                   "Family (file stem) of the generated pack (default faultdiag)");
-  imp->add_option("-o,--output", a.output, "Write the pack here (default stdout)");
+  imp->add_option("-o,--output", a.output,
+                  "Rule directory to write (DIR/signatures/<family>.yaml, created), or a .yaml "
+                  "file; default stdout");
   cmd.footer(
       "Examples:\n"
       "  faultline rules list\n"
       "  faultline rules test --rules my-rules/\n"
-      "  faultline rules import-faultdiag kg-config.json -o my-rules/signatures/faultdiag.yaml");
+      "  faultline rules coverage --kb kg-config.json --samples samples/\n"
+      "  faultline rules suggest --db case.db u3f2a9c01be\n"
+      "  faultline rules import-faultdiag kg-config.json -o kb-rules/\n"
+      "  faultline analyze --rules kb-rules/ node07.tar.gz");
 }
 
 int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
@@ -340,7 +460,6 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   if (a.no_report && a.db.empty())
     throw UsageError("--no-report needs --db (where the analysis goes)");
   check_output(a.output);
-  check_output_db(a.db);
   app::Options o = app_options(c);
   o.keep_raw = a.keep_raw;
   o.stats = a.stats;
@@ -376,7 +495,6 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
   check_output(a.output);
-  check_output_db(a.db);
   app::Options o = app_options(c);
   o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
   o.stats = a.stats;
@@ -497,10 +615,257 @@ int run_report(const ReportArgs& a) {
   return 0;
 }
 
+namespace {
+
+// `rules` output holds text of rule files (titles, example lines): shown terminal-safe.
+void say(const std::string& s) {
+  const std::string t = text::terminal_safe(s);
+  std::fwrite(t.data(), 1, t.size(), stdout);
+}
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
+// `rules coverage --kb FILE` (docs/faults.md): how many knowledge-base codes a native signature
+// recognises on a line built from the code's own ordered substrings, scanned as the code's kinds.
+std::string kb_coverage(const std::vector<fs::path>& dirs, const std::string& kb) {
+  std::ifstream in(kb, std::ios::binary);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<tag::KbCode> codes;
+  try {
+    codes = tag::read_faultdiag(json);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(kb + ": " + without_library_tags(e.what()));
+  }
+  const app::Rules native = app::load_rules(dirs);
+  std::string err;
+  const auto engine = tag::Engine::build(native.signatures, app::default_cache_dir(), &err);
+  if (!engine) throw std::runtime_error(err);
+  const auto& sigs = engine->signatures();
+  struct Row {
+    int codes = 0, lines = 0, fault = 0, any = 0;
+  };
+  std::map<std::string, Row> by_source;
+  Row all;
+  std::map<std::string, int> counterpart;  // native fault signature -> codes it recognises
+  for (const auto& c : codes) {
+    Row& r = by_source[c.source.empty() ? "(none)" : c.source];
+    ++r.codes;
+    ++all.codes;
+    if (c.lines.empty()) continue;
+    ++r.lines;
+    ++all.lines;
+    bool fault = false, any = false;
+    std::set<std::string> natives;
+    std::vector<std::string> kinds = c.kinds;
+    if (kinds.empty()) kinds.emplace_back();
+    for (const auto& line : c.lines)
+      for (const auto& k : kinds)
+        engine->scan(line, k == "text" ? std::string_view() : std::string_view(k),
+                     [&](const tag::Hit& h) {
+                       const auto& s = sigs[h.signature];
+                       if (!s.fault.kb.empty()) return;
+                       any = true;
+                       if (s.fault.present) {
+                         fault = true;
+                         natives.insert(s.id);
+                       }
+                     });
+    for (const auto& n : natives) ++counterpart[n];
+    if (fault) ++r.fault, ++all.fault;
+    if (any) ++r.any, ++all.any;
+  }
+  auto pct = [](int n, int d) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%5.1f%%", d > 0 ? 100.0 * n / d : 0.0);
+    return std::string(b);
+  };
+  std::string out = "\nascend-fd knowledge base " + kb + ": " + std::to_string(all.codes) +
+                    " codes, " + std::to_string(all.lines) +
+                    " with a line built from their own ordered substrings\n";
+  out += "  a native fault signature fires on it: " + std::to_string(all.fault) + " (" +
+         pct(all.fault, all.codes) + " of the codes, " + pct(all.fault, all.lines) +
+         " of those with a line)\n";
+  out += "  any native signature fires on it:     " + std::to_string(all.any) + " (" +
+         pct(all.any, all.codes) + ", " + pct(all.any, all.lines) + ")\n";
+  out += "\n" + pad("KB SOURCE_FILE", 30) + " CODES  LINES  NATIVE_FAULT  SHARE   ANY_NATIVE\n";
+  for (const auto& [src, r] : by_source)
+    out += pad(src, 30) + " " + pad(std::to_string(r.codes), 6) + " " +
+           pad(std::to_string(r.lines), 6) + " " + pad(std::to_string(r.fault), 13) + " " +
+           pct(r.fault, r.codes) + "  " + std::to_string(r.any) + "\n";
+  std::vector<std::pair<int, std::string>> top;
+  for (const auto& [id, n] : counterpart) top.emplace_back(-n, id);
+  std::sort(top.begin(), top.end());
+  out += "\nnative fault signatures standing for the most KB codes:\n";
+  for (size_t i = 0; i < top.size() && i < 10; ++i)
+    out += "  " + pad(top[i].second, 40) + " " + std::to_string(-top[i].first) + "\n";
+  return out;
+}
+
+// `rules coverage --samples DIR`: every bundle of DIR analysed (temporary database); the
+// error-level lines (error, critical) and how many of them a signature recognises (has a hit),
+// and how many a finding cites.
+std::string samples_coverage(const std::string& dir, const std::vector<fs::path>& dirs,
+                             const std::string& kb) {
+  app::Options o;
+  o.rule_dirs = dirs;
+  o.cache_dir = app::default_cache_dir();
+  o.kb_file = kb;
+  o.no_kb = kb.empty();
+  // each sub-directory is a bundle (samples/<name>/), else DIR itself
+  std::vector<fs::path> bundles;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec)) bundles.push_back(it->path());
+  std::sort(bundles.begin(), bundles.end());
+  if (bundles.empty()) bundles.emplace_back(dir);
+  std::string out = "\nerror-level lines of the bundles in " + dir +
+                    (kb.empty() ? " (built-in signatures)" : " (with the knowledge base)") + "\n";
+  out += pad("BUNDLE", 40) + " ERRORS  RECOGNISED  SHARE   IN_A_FINDING\n";
+  int64_t tot = 0, rec = 0, cited = 0;
+  for (const auto& b : bundles) {
+    DbFile dbf("");
+    auto db = store::Db::open(dbf.path(), dbf.durability());
+    const app::Outcome res = app::analyze(*db, b, o);
+    if (res.exit_code != 0) continue;
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(
+        db->handle(),
+        "SELECT COUNT(*), SUM(EXISTS(SELECT 1 FROM hits h WHERE h.event_id = e.id)), "
+        "SUM(EXISTS(SELECT 1 FROM finding_evidence fe JOIN findings f ON f.id = "
+        "fe.finding_id JOIN members m ON m.path = fe.member AND m.bundle_id = "
+        "f.bundle_id WHERE f.bundle_id = e.bundle_id AND m.id = e.member_id AND "
+        "fe.line = e.line)) FROM events e WHERE e.bundle_id = ? AND e.sev_rank >= 4",
+        -1, &s, nullptr);
+    sqlite3_bind_int64(s, 1, res.bundle_id);
+    int64_t n = 0, r = 0, c = 0;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+      n = sqlite3_column_int64(s, 0);
+      r = sqlite3_column_int64(s, 1);
+      c = sqlite3_column_int64(s, 2);
+    }
+    sqlite3_finalize(s);
+    tot += n;
+    rec += r;
+    cited += c;
+    char share[32];
+    std::snprintf(share, sizeof share, "%5.1f%%",
+                  n > 0 ? 100.0 * static_cast<double>(r) / static_cast<double>(n) : 0.0);
+    out += pad(b.filename().string(), 40) + " " + pad(std::to_string(n), 7) + " " +
+           pad(std::to_string(r), 11) + " " + share + "  " + std::to_string(c) + "\n";
+  }
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f%%",
+                tot > 0 ? 100.0 * static_cast<double>(rec) / static_cast<double>(tot) : 0.0);
+  out += "total: " + std::to_string(tot) + " error-level lines, " + std::to_string(rec) +
+         " recognised by a signature (" + share + "), " + std::to_string(cited) +
+         " cited by a finding\n";
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// `rules suggest` (docs/faults.md): draft signatures from unrecognised error templates, as a
+// pack `family: draft` on stdout, checked by the engine (its examples) with the result on stderr.
+int run_suggest(const RulesArgs& a) {
+  std::string why;
+  if (probe_db(a.db, &why) != DbKind::faultline) {
+    std::cerr << "faultline: " << a.db << ": not a database written by faultline analyze --db\n";
+    return 3;
+  }
+  auto db = store::Db::open(a.db);
+  auto ids = store::bundle_ids(db->handle(), false);
+  int64_t bundle = ids.empty() ? -1 : ids.back();
+  if (!a.bundle.empty()) {
+    const auto n = text::to_int<int64_t>(a.bundle);
+    if (!n || std::find(ids.begin(), ids.end(), *n) == ids.end())
+      throw UsageError("--bundle: no complete bundle " + a.bundle + " in " + a.db);
+    bundle = *n;
+  }
+  if (bundle < 0) {
+    std::cerr << "faultline: " << a.db << ": no complete analysis in this database\n";
+    return 3;
+  }
+  std::string name;
+  {
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db->handle(), "SELECT name FROM bundles WHERE id = ?", -1, &s, nullptr);
+    sqlite3_bind_int64(s, 1, bundle);
+    if (sqlite3_step(s) == SQLITE_ROW)
+      if (const auto* t = sqlite3_column_text(s, 0)) name = reinterpret_cast<const char*>(t);
+    sqlite3_finalize(s);
+  }
+  const auto all = report::unrecognised_errors(db->handle(), bundle, 1000);
+  std::vector<const report::UnknownTemplate*> chosen;
+  for (const auto& id : a.templates) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& t) { return t.id == id; });
+    if (it == all.end())
+      throw UsageError("no unrecognised error template " + id + " in bundle " +
+                       std::to_string(bundle) + " of " + a.db);
+    chosen.push_back(&*it);
+  }
+  if (a.templates.empty())
+    for (size_t i = 0; i < all.size() && i < a.top; ++i) chosen.push_back(&all[i]);
+  if (chosen.empty()) {
+    std::cerr << "faultline: no unrecognised error in bundle " << bundle << " of " << a.db << "\n";
+    return 0;
+  }
+  std::string yaml = "family: draft\nsignatures:\n";
+  for (const auto* t : chosen) {
+    // negative examples: the other templates' lines (of the same bundle)
+    std::vector<std::string> others;
+    for (const auto& o : all)
+      if (&o != t && !o.examples.empty()) others.push_back(o.examples.front().text);
+    yaml += report::suggest_signature(*t, name, others);
+  }
+  say(yaml);
+  std::fflush(stdout);
+  const auto rs = tag::load_signatures({{"signatures/draft.yaml", yaml}});
+  for (const auto& e : rs.errors) std::cerr << "draft: " << text::terminal_safe(e) << "\n";
+  std::string err;
+  const auto engine = rs.signatures.empty() ? nullptr : tag::Engine::build(rs, {}, &err);
+  if (!engine) {
+    std::cerr << "faultline: the drafts do not compile: " << err << "\n";
+    return rs.errors.empty() ? 0 : 2;
+  }
+  const auto rep = tag::run_examples(rs, *engine);
+  std::cerr << "faultline: " << rs.signatures.size()
+            << " draft signature(s); their examples: " << (rep.checked - rep.failures)
+            << " passed, " << rep.failures << " failed\n";
+  if (rep.failures) std::cerr << text::terminal_safe(rep.text);
+  return 0;
+}
+
+}  // namespace
+
 int run_rules(CLI::App& cmd, const RulesArgs& a) {
   std::vector<fs::path> dirs(a.rule_dirs.begin(), a.rule_dirs.end());
   if (cmd.got_subcommand("import-faultdiag")) {
-    check_output(a.output);
+    // -o: a .yaml/.yml file (the pack alone), else a rule directory
+    std::string out_file = a.output;
+    const std::string ext = fs::path(a.output).extension().string();
+    const bool to_dir = !a.output.empty() && a.output != "-" && ext != ".yaml" && ext != ".yml";
+    const std::string family = a.family.empty() ? "faultdiag" : a.family;
+    if (to_dir) {
+      std::error_code ec;
+      if (fs::exists(a.output, ec) && !fs::is_directory(a.output, ec))
+        throw UsageError("-o: " + a.output + " exists and is not a directory");
+      const fs::path parent = fs::path(a.output).lexically_normal().parent_path();
+      if (!parent.empty() && !fs::is_directory(parent, ec))
+        throw UsageError("-o: " + a.output + ": the directory " + parent.string() +
+                         " does not exist");
+      out_file = (fs::path(a.output) / "signatures" / (family + ".yaml")).string();
+    } else {
+      check_output(a.output);
+    }
     std::error_code ec;
     if (!fs::exists(a.import_file, ec)) {
       std::cerr << "faultline: " << a.import_file << ": no such file\n";
@@ -521,18 +886,31 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
     tag::ImportStats st;
     std::string yaml;
     try {
-      yaml = tag::import_faultdiag(json, a.family.empty() ? "faultdiag" : a.family, &st);
+      yaml = app::import_kb(json, family, &st);
     } catch (const std::invalid_argument& e) {
       std::cerr << "faultline: " << a.import_file << ": " << without_library_tags(e.what()) << "\n";
       return 3;
     }
-    write_output(a.output, yaml);
-    std::cerr << "faultline: imported " << st.imported << " signature(s), skipped " << st.skipped
-              << "\n";
-    for (const auto& n : st.notes) std::cerr << "  " << n << "\n";
+    if (to_dir) {
+      fs::create_directories(fs::path(out_file).parent_path(), ec);
+      if (ec)
+        throw std::runtime_error(fs::path(out_file).parent_path().string() +
+                                 ": cannot be created: " + ec.message());
+    }
+    write_output(out_file, yaml);
+    std::cerr << "faultline: " << a.import_file << ": " << st.codes << " code(s): imported "
+              << st.imported << " as fault signatures (" << st.aliased
+              << " through a native counterpart, " << st.full_regex << " full regex, "
+              << st.captures << " with captures), skipped " << st.skipped << "\n";
+    for (const auto& n : st.skipped_codes)
+      std::cerr << "  skipped " << text::terminal_safe(n) << "\n";
+    for (const auto& n : st.notes) std::cerr << "  note: " << text::terminal_safe(n) << "\n";
+    if (to_dir)
+      std::cerr << "faultline: wrote " << out_file << "; use it with --rules " << a.output << "\n";
     return 0;
   }
-  const app::Rules rules = app::load_rules(dirs);
+  if (cmd.got_subcommand("suggest")) return run_suggest(a);
+  const app::Rules rules = app::load_rules(dirs, a.kb, a.kb.empty() ? "" : "--kb");
   for (const auto& w : rules.signatures.warnings) std::cerr << "warning: " << w << "\n";
   if (!rules.signatures.errors.empty()) {
     for (const auto& e : rules.signatures.errors) std::cerr << "error: " << e << "\n";
@@ -550,14 +928,20 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
   for (const auto& s : rules.signatures.signatures) sig_ids.push_back(s.id);
 
   if (cmd.got_subcommand("list")) {
-    std::fputs(tag::list_text(rules.signatures).c_str(), stdout);
-    std::printf("\n%-40s %-11s %-9s %s\n", "DIAGNOSIS", "KIND", "SEVERITY", "TITLE");
+    say(tag::list_text(rules.signatures));
+    say("\n" + pad("DIAGNOSIS", 40) + " " + pad("KIND", 11) + " " + pad("SEVERITY", 9) +
+        " TITLE\n");
     for (const auto& d : correlate::list(rules.correlate_files()))
-      std::printf("%-40s %-11s %-9s %s\n", d.id.c_str(), d.kind.c_str(), d.severity.c_str(),
-                  d.title.c_str());
-    std::printf("\n%-22s %s\n", "KIND", "DESCRIPTION");
+      say(pad(d.id, 40) + " " + pad(d.kind, 11) + " " + pad(d.severity, 9) + " " + d.title + "\n");
+    say("\n" + pad("KIND", 22) + " DESCRIPTION\n");
     const classify::Classifier cls(rules_under(rules.files, "classify/"));
-    for (const auto& [k, d] : cls.kinds()) std::printf("%-22s %s\n", k.c_str(), d.c_str());
+    for (const auto& [k, d] : cls.kinds()) say(pad(k, 22) + " " + d + "\n");
+    return 0;
+  }
+  if (cmd.got_subcommand("coverage")) {
+    std::fputs(tag::coverage_text(rules.signatures).c_str(), stdout);
+    if (!a.kb.empty()) say(kb_coverage(dirs, a.kb));
+    if (!a.samples.empty()) say(samples_coverage(a.samples, dirs, a.kb));
     return 0;
   }
   if (cmd.got_subcommand("test")) {
@@ -568,25 +952,26 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
       return 2;
     }
     const auto rep = tag::run_examples(rules.signatures, *engine);
-    std::fputs(rep.text.c_str(), stdout);
+    say(rep.text);
     // diagnoses: their own checks (known signatures, templates, compat tables)
     const auto dprob = correlate::lint(rules.correlate_files(), sig_ids);
-    for (const auto& p : dprob) std::printf("%s\n", p.c_str());
-    std::printf("%d passed, %d failed\n", rep.checked - rep.failures,
-                rep.failures + static_cast<int>(dprob.size()));
+    for (const auto& p : dprob) say(p + "\n");
+    say(std::to_string(rep.checked - rep.failures) + " passed, " +
+        std::to_string(rep.failures + static_cast<int>(dprob.size())) + " failed\n");
     return rep.failures == 0 && dprob.empty() ? 0 : 2;
   }
   if (cmd.got_subcommand("lint")) {
     int errors = 0;
     for (const auto& p : tag::lint(rules.signatures, kinds)) {
-      std::printf("%s\n", p.to_string().c_str());
+      say(p.to_string() + "\n");
       if (p.level == tag::Problem::Level::error) ++errors;
     }
     for (const auto& p : correlate::lint(rules.correlate_files(), sig_ids)) {
-      std::printf("error: %s\n", p.c_str());
+      say("error: " + p + "\n");
       ++errors;
     }
-    std::printf("%zu signatures, %d error(s)\n", rules.signatures.signatures.size(), errors);
+    say(std::to_string(rules.signatures.signatures.size()) + " signatures, " +
+        std::to_string(errors) + " error(s)\n");
     return errors == 0 ? 0 : 2;
   }
   return 2;

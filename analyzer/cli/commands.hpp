@@ -19,6 +19,8 @@ struct CommonOptions {
   std::vector<std::string> rule_dirs;
   std::string cache_dir;
   bool no_cache = false;
+  std::string kb;  // --kb FILE (ascend-fd kg-config.json)
+  bool no_kb = false;
 };
 
 struct AnalyzeArgs {
@@ -64,6 +66,12 @@ struct RulesArgs {
   std::string family;
   std::string output;
   std::string cache_dir;
+  std::string kb;       // --kb FILE: add the ascend-fd knowledge base (list/test/lint/coverage)
+  std::string samples;  // coverage --samples DIR: recognised share of error-level lines
+  std::string db;       // suggest --db DB
+  std::string bundle;   // suggest --bundle ID
+  std::vector<std::string> templates;  // suggest ID...: unrecognised error template ids
+  unsigned top = 5;                    // suggest: without ids, the first N templates
 };
 
 void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c);

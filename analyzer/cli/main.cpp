@@ -12,11 +12,57 @@
 #include <string>
 
 #include "commands.hpp"
+#include "faultline/core/text.hpp"
 #include "serve_cmd.hpp"
 
 namespace fl = faultline;
 
+namespace {
+
+// std::cerr carries member names, messages of libraries and rule files: it goes to the terminal
+// through text::terminal_safe, a line at a time (so that no UTF-8 sequence is split).
+class TerminalSafeErr : public std::streambuf {
+ public:
+  TerminalSafeErr() : old_(std::cerr.rdbuf(this)) {}
+  ~TerminalSafeErr() override {
+    flush_line();
+    std::cerr.rdbuf(old_);
+  }
+  TerminalSafeErr(const TerminalSafeErr&) = delete;
+  TerminalSafeErr& operator=(const TerminalSafeErr&) = delete;
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    line_.push_back(static_cast<char>(c));
+    if (c == '\n' || line_.size() >= (64U << 10)) flush_line();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) overflow(static_cast<unsigned char>(s[i]));
+    return n;
+  }
+  int sync() override {
+    flush_line();
+    return 0;
+  }
+
+ private:
+  void flush_line() {
+    if (line_.empty()) return;
+    const std::string safe = fl::text::terminal_safe(line_);
+    std::fwrite(safe.data(), 1, safe.size(), stderr);
+    std::fflush(stderr);
+    line_.clear();
+  }
+  std::streambuf* old_;
+  std::string line_;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  const TerminalSafeErr safe_err;
   CLI::App app{
       "faultline: offline forensic analyzer for Huawei Ascend NPU crash and support bundles.\n"
       "Reads a collected bundle (directory, tar, tar.gz, tar.zst, zip, nested archives), keeps\n"
@@ -41,7 +87,10 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  faultline analyze samples/seed-driver-reboot-pending\n"
       "  faultline analyze node07.tar.zst --db node07.db --format json --output node07.json\n"
-      "  faultline analyze bundle.zip --keep-raw --stats --fail-on error");
+      "  faultline analyze bundle.zip --keep-raw --stats --fail-on error\n"
+      "  faultline analyze node07.tar.zst --kb /path/to/ascend_fd/configuration/kg-config.json\n"
+      "An installed ascend-fd's knowledge base (ascend_fd/configuration/kg-config.json in a\n"
+      "Python site-packages) is used by itself; --no-kb or FAULTLINE_KB=none turns that off.");
 
   fl::cli::FleetArgs fa;
   auto* fleet = app.add_subcommand(

@@ -61,6 +61,13 @@ void add_serve_options(CLI::App& cmd, ServeArgs& a) {
   cmd.add_option("--analysis-timeout", a.analysis_timeout,
                  "Wall time of one analysis (default 2h; 90m, 600s, 0: no limit); a longer one "
                  "is stopped and marked failed");
+  cmd.add_option("--max-connections", a.max_connections,
+                 "Open connections held at once (default 512); 503 with Retry-After beyond");
+  cmd.add_option("--max-per-client", a.max_per_client,
+                 "Open connections from one client address (default 32); 503 beyond");
+  cmd.add_option("--request-timeout", a.request_timeout,
+                 "Time a client has to send a complete request head, from the connect or from "
+                 "the first byte of a later request on the connection (default 10s); 408 beyond");
 }
 
 namespace {
@@ -113,6 +120,12 @@ int run_serve(const ServeArgs& a) {
   cfg.analysis_memory = 0;  // AddressSanitizer reserves terabytes of address space up front
 #endif
   cfg.analysis_timeout_s = parse_duration(a.analysis_timeout, "--analysis-timeout");
+  cfg.max_connections = a.max_connections;
+  cfg.max_connections_per_client = a.max_per_client;
+  const unsigned head_s = parse_duration(a.request_timeout, "--request-timeout");
+  if (head_s == 0 || head_s > 3600)
+    throw UsageError("--request-timeout: between 1s and 1h (got '" + a.request_timeout + "')");
+  cfg.request_head_timeout_ms = head_s * 1000;
 
   // Signals are taken by one thread (sigwait) so that every other thread runs undisturbed:
   // the first SIGINT/SIGTERM stops serving and lets running analyses end; a second one quits now

@@ -18,6 +18,9 @@ struct ServeArgs {
   bool no_cache = false;
   std::string analysis_memory = "4G";   // "0": no limit
   std::string analysis_timeout = "2h";  // "0": no limit
+  size_t max_connections = 512;
+  size_t max_per_client = 32;
+  std::string request_timeout = "10s";  // a complete request head
 };
 
 void add_serve_options(CLI::App& cmd, ServeArgs& a);

@@ -99,6 +99,25 @@ TEST_CASE("the real asys bundle answers boot time, versions and errors with SQL 
   CHECK(caps.find("\"task_id\":\"1\"") != std::string::npos);
   // installed CANN / driver versions stated by the install log
   CHECK(std::stoi(scalar(h, "SELECT count(*) FROM facts WHERE name='install.event'")) > 10);
+  // the install history replayed (578 install events, 2025-03-29 .. 2025-05-08): the driver and
+  // firmware installed now are the last runs, 2025-05-07 18:45, each citing its session line
+  CHECK(
+      scalar(h,
+             "SELECT group_concat(f.value || '@' || m.path || ':' || f.line) FROM facts f JOIN "
+             "members m ON m.id=f.member_id WHERE f.name='driver.version.installed'") ==
+      "7.8.t5.0.b028@asys_output_20250508095626087/dfx/log/host/install/ascend_install.log:51856");
+  CHECK(
+      scalar(h, "SELECT group_concat(value) FROM facts WHERE name='firmware.version.installed'") ==
+      "7.8.t5.0.b028");
+  CHECK(scalar(h, "SELECT count(*) FROM facts WHERE name='install.installed.driver'") == "1");
+  // boot from host_kernel.log: `Insmod host driver` by systemd-udevd, 2025-05-07 19:54:27 UTC
+  CHECK(scalar(h,
+               "SELECT group_concat(f.value || ':' || f.line) FROM facts f JOIN members m ON "
+               "m.id=f.member_id WHERE f.name='host.boot_time' AND m.kind='host_kernel_log'") ==
+        "1746647667:3");
+  // the boot (19:54 UTC) follows the last driver change (18:45 host-local, UTC here): nothing
+  // is pending
+  CHECK(scalar(h, "SELECT count(*) FROM findings WHERE finding='driver.reboot_pending'") == "0");
 
   // analysing it again replaces the rows instead of adding to them
   const std::string events_before = scalar(h, "SELECT count(*) FROM events");
@@ -431,4 +450,46 @@ TEST_CASE("composite: probe runs at a prompt are probe outputs, `echo $?` is the
       "function error: aclrtSynchronizeEvent(event_), error code is 107020\n"
       "exit=1\n");
   CHECK(d.value("probe.rng.result") == "fail");
+}
+
+TEST_CASE("a UTF-16LE log with a byte order mark is classified, parsed and tagged (issue 18)") {
+  // What PowerShell 5's `>` / Out-File writes on Windows: UTF-16LE with a BOM and CRLF lines.
+  // The lines: the seed 000 incident (Svm map va not fixed) and real syslog lines
+  // (corpus/real asys-aicerror host syslog).
+  const std::string train =
+      "Svm map va not fixed, vm_start=0x100000000000, vm_end=0x200000000000\r\n"
+      "Host mem gotgo malloc, errstr=Invalid argument\r\n";
+  const std::string syslog =
+      "May  8 00:00:01 ubuntu78 systemd[1]: logrotate.service: Succeeded.\r\n"
+      "May  8 02:28:01 ubuntu78 kernel: [23645.213483] pci 0000:03:00.4: [19e5:d802] type 00 "
+      "class 0x120000\r\n";
+  auto utf16le = [](const std::string& ascii) {
+    std::string out("\xFF\xFE", 2);
+    for (const char c : ascii) {
+      out += c;
+      out += '\0';
+    }
+    return out;
+  };
+  const fs::path bundle = temp_path("utf16");
+  fs::create_directories(bundle / "node01/var/log");
+  std::ofstream(bundle / "node01/var/log/syslog", std::ios::binary) << utf16le(syslog);
+  std::ofstream(bundle / "node01/train.log", std::ios::binary) << utf16le(train);
+  const auto dbp = temp_path("utf16.db");
+  {
+    auto db = store::Db::open(dbp);
+    REQUIRE(app::analyze(*db, bundle, quiet_options()).exit_code == 0);
+    sqlite3* h = db->handle();
+    CHECK(scalar(h, "SELECT kind FROM members WHERE path LIKE '%syslog'") == "syslog");
+    CHECK(scalar(h, "SELECT parsed_lines FROM members WHERE path LIKE '%syslog'") == "2");
+    CHECK(scalar(h, "SELECT group_concat(name) FROM hosts") == "ubuntu78");
+    // as the same lines in UTF-8 are read
+    CHECK(scalar(h, "SELECT kind FROM members WHERE path LIKE '%train.log'") == "train_log");
+    CHECK(scalar(h, "SELECT count(*) FROM hits WHERE signature='svm.host_mem_malloc_invalid'") ==
+          "1");
+    CHECK(scalar(h, "SELECT count(*) FROM warnings WHERE message LIKE '[utf-16]%UTF-16LE%'") ==
+          "2");
+  }
+  fs::remove_all(bundle);
+  fs::remove(dbp);
 }

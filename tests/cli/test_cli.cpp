@@ -2,7 +2,9 @@
 // follow the contract (0 done, 1 finding at/above --fail-on, 2 usage or rule error, 3 input
 // unreadable), and no C++ exception type or library tag reaches the user. Also: a --rules DIR
 // that restates built-in signatures unchanged does not warn about overriding them.
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,7 +93,8 @@ int exec_sql(const fs::path& db, const std::string& sql) {
 TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[cli]") {
   TempDir t;
   const fs::path d = t.path();
-  const std::string cache = " --cache-dir " + q(fs::current_path() / "cli-test-cache");
+  const std::string cache =
+      " --cache-dir " + q(fs::temp_directory_path() / "faultline-cli-test-cache");
 
   SECTION("missing file") {
     const Run r = run_faultline(t, "analyze -q " + q(d / "node07.tar.zst") + cache);
@@ -202,7 +205,8 @@ TEST_CASE("analyze: wrong input names the file and the problem, exit 3 or 2", "[
 TEST_CASE("report: wrong databases are input errors (3) that say what the file is", "[cli]") {
   TempDir t;
   const fs::path d = t.path();
-  const std::string cache = " --cache-dir " + q(fs::current_path() / "cli-test-cache");
+  const std::string cache =
+      " --cache-dir " + q(fs::temp_directory_path() / "faultline-cli-test-cache");
 
   SECTION("missing database") {
     const Run r = run_faultline(t, "report --db " + q(d / "case.db"));
@@ -332,4 +336,49 @@ TEST_CASE("--rules DIR: only signatures that really differ are reported as overr
     ++warnings;
   CHECK(warnings == 1);
   CHECK(contains(r.err, "svm.map_va_not_fixed: overrides the definition at signatures/svm.yaml:"));
+}
+
+TEST_CASE("two writers on one database: the second says who holds it, exit 2 (issue 18)", "[cli]") {
+  TempDir t;
+  const fs::path d = t.path();
+  const std::string cache =
+      " --cache-dir " + q(fs::temp_directory_path() / "faultline-cli-test-cache");
+  write(d / "node07/var/log/syslog", kSyslog);
+  const fs::path db = d / "case.db";
+
+  SECTION("a run holding the database: the other exits 2 at once with its pid") {
+    // hold the lock as a running `analyze --db` does (case.db.lock, flock, the pid inside)
+    const int fd = ::open((db.string() + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    const std::string pid = std::to_string(::getpid());
+    REQUIRE(::write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size()));
+    const Run r = run_faultline(t, "analyze -q " + q(d / "node07") + " --db " + q(db) + cache);
+    ::close(fd);
+    CHECK(r.code == 2);
+    CHECK(contains(r.err,
+                   db.string() + ": database in use by another faultline run (pid " + pid + ")"));
+    check_clean(r);
+    // released: the next run writes, and leaves no lock file behind
+    fs::remove(db.string() + ".lock");
+    const Run ok = run_faultline(t, "analyze -q " + q(d / "node07") + " --db " + q(db) + cache);
+    CHECK(ok.code == 0);
+    CHECK_FALSE(fs::exists(db.string() + ".lock"));
+  }
+  SECTION("two runs at once: each ends done or with the message, never half-way") {
+    const std::string cmd = "'" FAULTLINE_BINARY "' analyze -q " + q(d / "node07") + " --db " +
+                            q(db) + cache + " > /dev/null 2> ";
+    const std::string both = "(" + cmd + q(d / "e1") + "; echo $? > " + q(d / "rc1") + ") & (" +
+                             cmd + q(d / "e2") + "; echo $? > " + q(d / "rc2") + "); wait";
+    write(d / "both.sh", both + "\n");
+    REQUIRE(std::system(("sh " + q(d / "both.sh")).c_str()) == 0);
+    for (const char* n : {"1", "2"}) {
+      const std::string rc = slurp(d / (std::string("rc") + n));
+      const std::string err = slurp(d / (std::string("e") + n));
+      INFO(err);
+      CHECK((rc == "0\n" || rc == "2\n"));
+      if (rc == "2\n") CHECK(contains(err, "database in use by another faultline run (pid "));
+      CHECK_FALSE(contains(err, "FOREIGN KEY"));
+    }
+  }
 }

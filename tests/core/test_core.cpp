@@ -57,3 +57,24 @@ TEST_CASE("utf-8 validation and repair") {
   CHECK(text::trim("  x \r") == "x");
   CHECK(text::split_ws("  a  b\tc ").size() == 3);
 }
+
+TEST_CASE("terminal_safe: no control sequence of a log line reaches a terminal (issue 18)") {
+  // xterm title (OSC 0), clipboard write (OSC 52), clear screen (CSI 2J), CR overwrite, BEL, BS
+  const std::string evil =
+      "a\x1b]0;owned\x07"
+      "b\x1b]52;c;cm0gLXJmIH4=\x07"
+      "c\x1b[2J\r\x08"
+      "d\x7f";
+  const std::string safe = text::terminal_safe(evil);
+  CHECK(safe == "a\\x1b]0;owned\\x07b\\x1b]52;c;cm0gLXJmIH4=\\x07c\\x1b[2J\\x0d\\x08d\\x7f");
+  // C1 CSI (U+009B) and the bidi override of "Trojan Source"; a raw byte of invalid UTF-8
+  CHECK(text::terminal_safe("x\xc2\x9b"
+                            "31my") == "x\\u009b31my");
+  CHECK(text::terminal_safe("\xe2\x80\xae"
+                            "gnp.exe\xe2\x81\xa6") == "\\u202egnp.exe\\u2066");
+  CHECK(text::terminal_safe(std::string("\x9b", 1)) == "\\x9b");
+  // newlines and tabs stay (or not), everything printable stays byte for byte
+  CHECK(text::terminal_safe("l1\n\tl2") == "l1\n\tl2");
+  CHECK(text::terminal_safe("l1\nl2", false) == "l1\\x0al2");
+  CHECK(text::terminal_safe("驱动升级后未重启 é ü | ` <b>") == "驱动升级后未重启 é ü | ` <b>");
+}

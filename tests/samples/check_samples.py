@@ -4,7 +4,7 @@
 For each single-node sample: analyze it (as a directory, from the source tree, so reports carry the
 relative path) and check
   - the first root cause is the expected one, every expected root cause and symptom is present,
-  - nothing listed under must_not fires, healthy samples raise no root cause,
+  - nothing listed under must_not fires, healthy samples raise no root cause and no fault event,
   - each expected symptom that expected.json says a root cause explains is attached to it,
   - the expected facts are stated with the expected values,
   - the md and json reports equal the golden copies in tests/golden/ (refresh them with
@@ -57,6 +57,11 @@ def check_findings(name, exp, report, label):
         check(not roots, f"{label}: healthy/no-root-cause sample raised {[x['id'] for x in roots]}")
     for rid in exp_roots + exp.get("symptoms", []):
         check(rid in ids, f"{label}: expected finding {rid} missing (got {sorted(ids)})")
+    if not exp_roots and not exp.get("symptoms"):
+        faults = [x["id"] for x in f if x["kind"] == "fault"]
+        check(not faults, f"{label}: healthy sample raised fault events {faults} (docs/faults.md)")
+    for fid in exp.get("faults", []):
+        check(fid in ids, f"{label}: expected fault event {fid} missing")
     for bad in exp.get("must_not", []):
         check(bad not in ids, f"{label}: must not fire {bad}")
     for root, syms in exp.get("explains", {}).items():

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <deque>
 #include <exception>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -29,9 +31,12 @@
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/core/time.hpp"
+#include "faultline/correlate/fleet.hpp"
 #include "faultline/parse/clock.hpp"
+#include "faultline/parse/fs_path.hpp"
 #include "faultline/parse/parser.hpp"
 #include "faultline/tag/tag.hpp"
+#include "host_facts.hpp"
 #include "prepared.hpp"
 #include "rule_cache.hpp"
 #include "stats.hpp"
@@ -299,6 +304,29 @@ class Pipeline final : public ingest::Visitor {
   }
 
   void member(const ingest::MemberInfo& info, ingest::MemberReader& reader) override;
+
+  // A symlink member is a file-system fact of its host, never followed (docs/facts.md "Symlink
+  // members"): a member row of kind "symlink" and `fs.<path on the host> = symlink:<target>`.
+  void symlink(const ingest::MemberInfo& info, std::string_view target) override {
+    const classify::HostHint hint = classify::host_from_path(info.path);
+    handoff_.push(
+        [this, path = info.path, hint, target = std::string(target)] {
+          const std::string& root = hint.root;
+          auto& ri = roots_[root];
+          if (hint.strength > ri.best.strength) ri.best = hint;
+          store::MemberRow row;
+          row.path = path;
+          row.host = root;
+          row.kind = "symlink";
+          row.kind_reason = "archive";
+          ScopeTimer t(stats_.rows_s);
+          const int64_t id = db_.add_member(bundle_, row);
+          db_.add_fact(bundle_, root,
+                       Fact{"fs." + parse::host_path_of_member(path), "symlink:" + target, 0}, id);
+          ++stats_.facts;
+        },
+        info.path.size() + target.size());
+  }
 
   // After Handoff::finish().
   std::map<std::string, RootInfo>& roots() { return roots_; }
@@ -907,6 +935,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
   std::map<std::string, clock::ClockModel> models;  // by root
   std::map<std::string, std::vector<std::string>> roots_of;
   for (const auto& [root, name] : names) roots_of[name].push_back(root);
+  for (const auto& host_entry : roots_of) derive_host_facts(db, bundle, host_entry.first);
   for (const auto& host_entry : roots_of) {
     // not a structured binding: the lambda below uses the name (clang before 16 cannot capture one)
     const std::string& name = host_entry.first;
@@ -915,8 +944,15 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(
         h,
-        "SELECT name, value FROM facts WHERE bundle_id=? AND host=? AND name IN "
-        "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') ORDER BY id",
+        // boot: btime and uptime -s first (to the second, the current boot by definition), then
+        // the other sources (who -b, last -F, journalctl --list-boots, dmesg -T); not the
+        // driver-load time of host_kernel.log, seconds to a minute after the kernel started
+        "SELECT f.name, f.value FROM facts f LEFT JOIN members m ON m.id = f.member_id "
+        "WHERE f.bundle_id=? AND f.host=? AND f.name IN "
+        "('host.boot_time','host.boot_time_local','host.timezone','host.collected_at') "
+        "AND COALESCE(m.kind, '') <> 'host_kernel_log' "
+        "ORDER BY CASE COALESCE(m.kind, '') WHEN 'proc_stat' THEN 0 WHEN 'uptime' THEN 0 "
+        "ELSE 1 END, f.id",
         -1, &s, nullptr);
     sqlite3_bind_int64(s, 1, bundle);
     sqlite3_bind_text(s, 2, name.c_str(), -1, SQLITE_TRANSIENT);
@@ -1038,8 +1074,11 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
   if (own_tx) db.commit();
 }
 
-std::string options_json(const Options& o) {
+std::string options_json(const Options& o, const std::optional<KbInfo>& kb) {
   nlohmann::json j;
+  if (kb)  // which knowledge-base pack was used (the report names it); absent: none
+    j["kb"] = {{"name", kb->name},     {"file", kb->file},   {"how", kb->how},
+               {"sha256", kb->sha256}, {"codes", kb->codes}, {"skipped", kb->skipped}};
   j["keep_raw"] = o.keep_raw;
   j["small_member_bytes"] = o.small_member_bytes;
   j["limits"] = {{"max_depth", o.limits.max_depth},
@@ -1052,6 +1091,32 @@ std::string options_json(const Options& o) {
 }
 
 }  // namespace
+
+std::vector<correlate::FaultDef> Rules::fault_defs() const {
+  std::vector<correlate::FaultDef> out;
+  for (const auto& sig : signatures.signatures) {
+    if (!sig.active() || !sig.fault.present) continue;
+    correlate::FaultDef d;
+    d.signature = sig.id;
+    d.title = sig.title;
+    d.cls = sig.fault.cls;
+    d.component = sig.fault.component;
+    d.role = sig.fault.role;
+    d.cause = sig.fault.cause;
+    d.suggestion = sig.fault.suggestion;
+    d.code = sig.fault.code;
+    d.code_capture = sig.fault.code_capture;
+    d.severity = std::string(to_string(sig.fault.has_severity ? sig.fault.severity : sig.severity));
+    d.causes = sig.causes;
+    d.caused_by = sig.fault.caused_by;
+    d.cleared_by = sig.fault.cleared_by;
+    d.clear_key = sig.fault.clear_key;
+    d.generic = sig.fault.generic;
+    d.kb = sig.fault.kb;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
 
 std::vector<RuleFile> Rules::correlate_files() const {
   auto d = rules_under(files, "diagnoses/");
@@ -1086,15 +1151,135 @@ void locate_rule_messages(std::vector<std::string>& msgs,
 
 }  // namespace
 
-Rules load_rules(const std::vector<std::filesystem::path>& dirs) {
+namespace {
+
+constexpr uintmax_t kMaxKbBytes = 64ULL << 20;  // a kg-config.json is about 1.3 MB
+
+// The signature root of the knowledge base of a run (empty when none), and what the report says
+// about it. A --rules DIR that already holds an imported pack wins (no second copy of the
+// codes). An explicit --kb / FAULTLINE_KB file that cannot be read or imported is an error; a
+// found one is a warning only (a broken installed package must not stop an analysis).
+// The import of a knowledge base, cached in the rule cache directory as <key>.kb.yaml, key =
+// sha256 of the file's sha256 and the executable's identity (the import depends on both: the
+// aliases and native signatures are embedded). Saves the import (~0.1 s) on every run.
+std::string cached_import(const std::string& json, const std::string& sha,
+                          const std::filesystem::path& cache, tag::ImportStats* st) {
+  namespace fs = std::filesystem;
+  std::string key;
+  if (!cache.empty()) {
+    key = rule_cache_key({{RuleFile{"kb/kg-config.json", sha}}});
+    std::ifstream in(cache / (key + ".kb.yaml"), std::ios::binary);
+    if (in) {
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      // the header says "<n> signatures, <m> entries skipped"
+      const size_t at = text.find(" signatures, ");
+      const size_t nl = text.find('\n', std::string(tag::kFaultdiagHeader).size() + 1);
+      if (text.rfind(tag::kFaultdiagHeader, 0) == 0 && at != std::string::npos && at < nl + 200) {
+        st->skipped = std::atoi(text.c_str() + at + 13);
+        std::error_code ec;
+        fs::last_write_time(cache / (key + ".kb.yaml"), fs::file_time_type::clock::now(), ec);
+        return text;
+      }
+    }
+  }
+  std::string yaml = import_kb(json, "faultdiag", st);
+  if (!key.empty()) {
+    const fs::path file = cache / (key + ".kb.yaml");
+    const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
+    std::error_code ec;
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << yaml;
+      if (!out) {
+        out.close();
+        fs::remove(tmp, ec);
+        return yaml;
+      }
+    }
+    fs::rename(tmp, file, ec);
+    if (ec) fs::remove(tmp, ec);
+    // keep the 3 most recently used imports
+    std::vector<std::pair<fs::file_time_type, fs::path>> old;
+    for (const auto& e : fs::directory_iterator(cache, ec)) {
+      const std::string n = e.path().filename().string();
+      if (n.size() < 8 || n.compare(n.size() - 8, 8, ".kb.yaml") != 0 || e.path() == file) continue;
+      old.emplace_back(e.last_write_time(ec), e.path());
+    }
+    std::sort(old.begin(), old.end());
+    for (size_t i = 0; i + 3 < old.size(); ++i) fs::remove(old[i].second, ec);
+  }
+  return yaml;
+}
+
+std::vector<RuleFile> kb_root(const std::filesystem::path& kb, const std::string& how,
+                              const std::vector<std::vector<RuleFile>>& roots,
+                              const std::vector<std::filesystem::path>& dirs,
+                              std::optional<KbInfo>* info,
+                              const std::filesystem::path& cache = {}) {
+  for (size_t r = 1; r < roots.size(); ++r)
+    for (const auto& f : roots[r])
+      if (f.text.rfind(tag::kFaultdiagHeader, 0) == 0) {
+        KbInfo k;
+        k.how = "--rules";
+        k.file = (r - 1 < dirs.size() ? (dirs[r - 1] / f.path).string() : f.path);
+        *info = k;
+        return {};
+      }
+  if (kb.empty()) return {};
+  const bool required = how != "found";
+  auto fail = [&](const std::string& why) -> std::vector<RuleFile> {
+    const std::string msg = kb.string() + ": " + why;
+    if (required) throw std::runtime_error("knowledge base " + msg);
+    std::fprintf(stderr, "faultline: warning: ascend-fd knowledge base %s; analysing without it\n",
+                 msg.c_str());
+    return {};
+  };
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(kb, ec);
+  if (ec) return fail("cannot be read: " + ec.message());
+  if (size > kMaxKbBytes) return fail("larger than 64 MiB: not a kg-config.json");
+  std::ifstream in(kb, std::ios::binary);
+  if (!in) return fail("cannot be read");
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  tag::ImportStats st;
+  std::string yaml;
+  const std::string sha = sha256_hex(json);
+  try {
+    yaml = cached_import(json, sha, cache, &st);
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what());
+  }
+  KbInfo k;
+  k.file = kb.string();
+  k.how = how;
+  k.sha256 = sha;
+  k.skipped = st.skipped;
+  *info = k;
+  return {RuleFile{"signatures/faultdiag.yaml", std::move(yaml)}};
+}
+
+void count_kb(Rules& r) {
+  if (!r.kb) return;
+  r.kb->codes = 0;
+  for (const auto& s : r.signatures.signatures)
+    if (s.active() && s.fault.present && !s.fault.kb.empty()) ++r.kb->codes;
+}
+
+}  // namespace
+
+Rules load_rules(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& kb,
+                 const std::string& how) {
   Rules r;
   r.files = merged_rules(dirs);
   std::vector<std::vector<RuleFile>> roots;
   roots.push_back(rules_under(embedded_rules(), "signatures/"));
   for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+  if (auto k = kb_root(kb, how, roots, dirs, &r.kb); !k.empty())
+    roots.insert(roots.begin() + 1, std::move(k));
   r.signatures = tag::load_signature_roots(roots);
   locate_rule_messages(r.signatures.errors, dirs);
   locate_rule_messages(r.signatures.warnings, dirs);
+  count_kb(r);
   return r;
 }
 
@@ -1131,6 +1316,11 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
     roots.push_back(rules_under(embedded_rules(), "signatures/"));
     for (const auto& d : opts.rule_dirs)
       roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+    // the knowledge base after the built-in packs, before --rules DIRs (they may override it)
+    std::string how;
+    const std::filesystem::path kb = choose_kb(opts, &how);
+    if (auto k = kb_root(kb, how, roots, opts.rule_dirs, &p->rules.kb, cache); !k.empty())
+      roots.insert(roots.begin() + 1, std::move(k));
     // the parsed packs are cached next to the compiled database (rule_cache.hpp)
     const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
     if (auto cached = load_cached_rules(cache, key)) {
@@ -1145,6 +1335,7 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   }
   cls_thread.join();
   if (cls_error) std::rethrow_exception(cls_error);
+  count_kb(p->rules);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {
     std::vector<std::string> errors = ruleset.errors;
@@ -1214,7 +1405,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   info.path = bundle.string();
   info.name = bundle.filename().string();
   if (info.name.empty()) info.name = bundle.parent_path().filename().string();
-  info.options_json = options_json(opts);
+  info.options_json = options_json(opts, prepared.rules.kb);
   const int64_t bundle_id = db.begin_bundle(info);
   out.bundle_id = bundle_id;
 
@@ -1283,7 +1474,28 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   t_store.stop();
 
   SpanTimer t_corr(stats.correlate);
-  out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files());
+  out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files(),
+                               prepared.rules.fault_defs());
+  {
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db.handle(), "SELECT count(*) FROM hosts WHERE bundle_id = ?", -1, &s,
+                       nullptr);
+    sqlite3_bind_int64(s, 1, bundle_id);
+    if (sqlite3_step(s) == SQLITE_ROW) out.hosts = static_cast<size_t>(sqlite3_column_int64(s, 0));
+    sqlite3_finalize(s);
+  }
+  if (opts.job_fleet && correlate::job_bundle(db.handle(), bundle_id)) {
+    // a job's tarball or folder: who failed first across its nodes (docs/fleet.md)
+    try {
+      correlate::run_fleet(db.handle(), {bundle_id}, {});
+      out.job = true;
+    } catch (const std::exception& e) {
+      out.job_error = e.what();
+      db.add_warning(bundle_id,
+                     Warning{"", std::string("the cross-node correlation of the ") +
+                                     std::to_string(out.hosts) + " hosts failed: " + e.what()});
+    }
+  }
   t_corr.stop();
   db.mark_complete(bundle_id);
   stats.wall_s = stats.rules.wall +

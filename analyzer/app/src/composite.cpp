@@ -70,6 +70,20 @@ std::string CompositeParser::banner_title(std::string_view raw, bool markdown) {
   // "uname -a output:"
   if (l.size() > 8 && l.substr(l.size() - 7) == "output:" && l.size() < 120)
     return std::string(text::trim(l.substr(0, l.size() - 7)));
+  return prompt_command(l);
+}
+
+std::string CompositeParser::prompt_command(std::string_view l) {
+  if (l.size() < 3) return {};
+  // (venv) root@host:~# cmd  /  (base) [root@host ~]# cmd  /  (conda env) user@host:/x$ cmd: a
+  // virtualenv or conda prompt prefix before the shell prompt
+  if (l.front() == '(') {
+    const size_t close = l.find(')');
+    if (close != std::string_view::npos && close > 1 && close < 48 && close + 2 < l.size() &&
+        l[close + 1] == ' ')
+      return prompt_command(l.substr(close + 2));
+    return {};
+  }
   // [root@host ~]# cmd  /  [user@host dir]$ cmd  (RHEL, openEuler, EulerOS prompt)
   if (l.front() == '[') {
     const size_t at = l.find('@');
@@ -117,8 +131,57 @@ std::string CompositeParser::section_path(std::string_view dir, std::string_view
   return dir.empty() ? name : std::string(dir) + "/" + name;
 }
 
+// Commands the vendor's environment check and pasted collections write without a path or a
+// prompt (`cat /usr/local/Ascend/driver/version.info`, `pip list | grep torch-npu`, `lspci | grep
+// acce`, `npu-smi info -t health -i 0 -c 0`, `hccn_tool -i 0 -link_stat -g`): the program names
+// a bare line may start with to be read as a command.
+static bool collector_program(std::string_view w) {
+  static constexpr std::string_view kPrograms[] = {
+      "npu-smi", "hccn_tool", "lspci",   "pip",      "pip3",       "dmesg",       "uname",
+      "lsmod",   "modinfo",   "ethtool", "ifconfig", "ascend-dmi", "msnpureport", "upgrade-tool"};
+  return std::find(std::begin(kPrograms), std::end(kPrograms), w) != std::end(kPrograms);
+}
+
+std::string CompositeParser::bare_command(std::string_view raw) {
+  const std::string_view l = text::trim(raw);
+  if (l.size() > 300) return {};
+  if (!l.empty() && l.front() != '/') {
+    // a bare program name and at least one argument, or `cat /absolute/file`; an answer line
+    // (`key : value`, `npu-smi version: 23.0.3`, `Version=...`) is not a command
+    const auto w = text::split_ws(l);
+    if (w.size() < 2 || l.find(": ") != std::string_view::npos || l.back() == ':' ||
+        l.find('=') != std::string_view::npos)
+      return {};
+    if (w[0] == "cat")
+      return w.size() == 2 && w[1].size() > 1 && w[1].front() == '/' ? std::string(l)
+                                                                     : std::string();
+    // `pip 23.0.1` / `npu-smi 23.0.rc3` are answers (a package list, a version line)
+    if (std::isdigit(static_cast<unsigned char>(w[1].front())) != 0) return {};
+    if ((w[0] == "pip" || w[0] == "pip3") && w[1] != "list" && w[1] != "show" && w[1] != "freeze")
+      return {};
+    return collector_program(w[0]) ? std::string(l) : std::string();
+  }
+  // /usr/local/Ascend/driver/tools/hccn_tool -i 0 -link -g  /  /usr/local/bin/npu-smi info
+  // (the vendor's environment-check files npu_info_before.txt / npu_info_after.txt: each command
+  // line, then its answer, then one blank line). An absolute path to an executable (no dot in
+  // its last part) and at least one argument; the section is named without the directory.
+  if (l.size() < 4 || l.front() != '/') return {};
+  const size_t sp = l.find(' ');
+  if (sp == std::string_view::npos || sp + 1 >= l.size()) return {};
+  const std::string_view exe = l.substr(0, sp);
+  if (exe.find_first_of("\t:=,;()[]") != std::string_view::npos) return {};
+  const std::string_view base = exe.substr(exe.rfind('/') + 1);
+  if (base.empty() || base.find('.') != std::string_view::npos) return {};
+  const std::string_view rest = text::trim(l.substr(sp + 1));
+  if (rest.empty() || rest.find(" : ") != std::string_view::npos) return {};
+  return std::string(base) + " " + std::string(rest);
+}
+
 void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, parse::Sink& sink) {
   std::string title = banner_title(text, markdown_);
+  // a bare command line opens a section at the start of the file or after a blank line
+  if (title.empty() && !markdown_ && !in_fence_ && after_blank_) title = bare_command(text);
+  after_blank_ = text::trim(text).empty();
   if (!title.empty()) {
     flush(sink);
     if (held_probe_ && is_exit_echo(title)) {
@@ -209,7 +272,11 @@ void CompositeParser::decide(parse::Sink& sink) {
     // `ls -l DIR` names its entries relative to DIR, a probe is named by its command.
     // (Not while the command still holds a shell expansion the session did not print, e.g.
     // `$(uname -r)` before any `uname -r`: relative names are better than a literal `$(...)`.)
-    if (!title.empty() && (kind_ == "ls_listing" || kind_ == "probe_output") &&
+    // `npu-smi info -t health -i 0 -c 0` names the NPU its key-value answer is about;
+    // `lsmod | grep x` printing nothing, `ldd BIN`, `grep … /lib/modules/<r>/modules.dep` too.
+    if (!title.empty() &&
+        (kind_ == "ls_listing" || kind_ == "probe_output" || kind_ == "npu_smi_kv" ||
+         kind_ == "lsmod" || kind_ == "ldd" || kind_ == "modules_dep" || kind_ == "launch_spec") &&
         title.find("$(") == std::string::npos && title.find('`') == std::string::npos)
       sub_->line("$ " + with_cwd(title), title_ctx_, sink);
     size_t start = 0;

@@ -22,6 +22,16 @@ class CompositeParser final : public parse::Parser {
 
   // The title of a banner line ("" when the line is not a banner). Exposed for tests.
   static std::string banner_title(std::string_view line, bool markdown);
+  // The command of a shell prompt line (`root@host:~# cmd`, `[root@host ~]# cmd`, either after a
+  // `(venv) ` / `(conda env) ` prefix), "" otherwise.
+  static std::string prompt_command(std::string_view line);
+  // The command of a bare command line (`/usr/local/bin/npu-smi info -t health -i 0`) as a
+  // section title without the directory (`npu-smi info -t health -i 0`), "" otherwise. Only
+  // taken at the start of a file or after a blank line (see line()). Without a directory: a
+  // line starting with a collector program (`npu-smi info -t health -i 0 -c 0`, `hccn_tool -i 0
+  // -link_stat -g`, `lspci | grep acce`, `pip list | grep torch-npu`) or `cat /absolute/file`,
+  // returned as written.
+  static std::string bare_command(std::string_view line);
   // A path that makes the classifier's path patterns recognise a section's command:
   // "uname -a" -> "<dir>/uname_-a", "cat /usr/local/Ascend/driver/version.info" ->
   // "usr/local/Ascend/driver/version.info".
@@ -57,6 +67,7 @@ class CompositeParser final : public parse::Parser {
   std::unique_ptr<parse::Parser> sub_;
   bool decided_ = false;
   bool in_fence_ = false;
+  bool after_blank_ = true;  // the previous line was blank (or this is the first line)
 };
 
 }  // namespace faultline::app

@@ -207,6 +207,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
     o.progress = false;
     o.stats = false;
     o.pipeline_threads = false;          // one thread per bundle: the workers are the parallelism
+    o.job_fleet = false;                 // the fleet correlates all bundles at the end
     std::unique_ptr<Prepared> prepared;  // rules, classifier and engine: once per worker
     double my_prepare = 0, my_analyze = 0, my_merge = 0, my_wait = 0, my_merge_cpu = 0,
            my_analyze_cpu = 0;

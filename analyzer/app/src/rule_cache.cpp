@@ -21,11 +21,11 @@ namespace {
 // written below: when they gain a field, add it here and bump the version (the static_asserts
 // are a tripwire for that, on the platform faultline is built on).
 constexpr std::string_view kMagic = "faultline-rules\n";
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 5;
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(tag::Signature) == 408,
+static_assert(sizeof(tag::Signature) == 760,
               "tag::Signature changed: update rule_cache.cpp (and kVersion)");
-static_assert(sizeof(tag::Example) == 64,
+static_assert(sizeof(tag::Example) == 96,
               "tag::Example changed: update rule_cache.cpp (and kVersion)");
 #endif
 
@@ -152,6 +152,24 @@ std::string serialize_rules(const tag::RuleSet& rs) {
     w.ints(s.pattern_lines);
     w.i32(s.capture_line);
     w.ints(s.no_match_lines);
+    w.u32(s.fault.present ? 1 : 0);
+    w.str(s.fault.cls);
+    w.str(s.fault.component);
+    w.str(s.fault.role);
+    w.str(s.fault.cause);
+    w.str(s.fault.suggestion);
+    w.str(s.fault.code);
+    w.str(s.fault.code_capture);
+    w.u32(s.fault.has_severity ? 1 : 0);
+    w.u32(static_cast<uint32_t>(s.fault.severity));
+    w.strs(s.fault.caused_by);
+    w.strs(s.fault.cleared_by);
+    w.str(s.fault.clear_key);
+    w.u32(s.fault.generic ? 1 : 0);
+    w.str(s.fault.kb);
+    std::vector<std::string> seen;
+    for (const auto& e : s.match) seen.push_back(e.seen);
+    w.strs(seen);
   }
   w.strs(rs.errors);
   w.strs(rs.warnings);
@@ -193,6 +211,26 @@ std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
     s.pattern_lines = r.ints();
     s.capture_line = r.i32();
     s.no_match_lines = r.ints();
+    s.fault.present = r.u32() != 0;
+    s.fault.cls = r.str();
+    s.fault.component = r.str();
+    s.fault.role = r.str();
+    s.fault.cause = r.str();
+    s.fault.suggestion = r.str();
+    s.fault.code = r.str();
+    s.fault.code_capture = r.str();
+    s.fault.has_severity = r.u32() != 0;
+    const uint32_t fsev = r.u32();
+    if (fsev > static_cast<uint32_t>(Severity::critical)) return std::nullopt;
+    s.fault.severity = static_cast<Severity>(fsev);
+    s.fault.caused_by = r.strs();
+    s.fault.cleared_by = r.strs();
+    s.fault.clear_key = r.str();
+    s.fault.generic = r.u32() != 0;
+    s.fault.kb = r.str();
+    const auto seen = r.strs();
+    if (seen.size() != s.match.size()) return std::nullopt;
+    for (size_t i = 0; i < seen.size(); ++i) s.match[i].seen = seen[i];
     if (!r.ok()) return std::nullopt;
   }
   rs.errors = r.strs();

@@ -102,6 +102,7 @@ struct View {
   HostSet hosts;
   size_t failed = 0;
   std::map<std::string, HostSet> causes, symptoms, unexplained;
+  std::map<std::string, HostSet> faults;  // fault.<signature> -> hosts (docs/faults.md)
   struct Drift {
     std::map<std::string, HostSet> values;  // value -> hosts
     std::string majority;
@@ -137,6 +138,8 @@ View build(sqlite3* db, const std::vector<int64_t>& ids) {
     for (const auto& f : r.findings) {
       if (f.kind == "root_cause") {
         v.causes[f.id].insert(f.host);
+      } else if (f.kind == "fault") {
+        v.faults[f.id].insert(f.host);
       } else {
         v.symptoms[f.id].insert(f.host);
         if (f.explained_by.empty()) v.unexplained[f.id].insert(f.host);
@@ -213,28 +216,27 @@ std::string bounded(std::string s, size_t max) {
   return s.substr(0, cut) + "…";
 }
 
-std::string md_cell(std::string s, size_t max = 200) {
+enum class Esc { none, text, prose };
+
+// Table cell: one line, bounded, escaped (md_text / md_prose), pipes escaped.
+std::string md_cell(std::string s, size_t max = 200, Esc esc = Esc::text) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  s = bounded(s, max);
+  if (esc == Esc::text) s = md_text(s);
+  if (esc == Esc::prose) s = md_prose(s);
   std::string o;
   for (char c : s) {
     if (c == '|')
       o += "\\|";
-    else if (c == '\n' || c == '\r' || c == '\t')
-      o += ' ';
     else
       o.push_back(c);
   }
-  return bounded(o, max);
+  return o;
 }
 
 std::string code(const std::string& s) {
-  size_t run = 0, best = 0;
-  for (char c : s) {
-    run = c == '`' ? run + 1 : 0;
-    best = std::max(best, run);
-  }
-  const std::string fence(best + 1, '`');
-  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
-  return fence + (pad ? " " : "") + s + (pad ? " " : "") + fence;
+  return md_code(s);
 }
 
 void md_block(std::ostringstream& o, const std::string& text) {
@@ -262,7 +264,23 @@ std::string spread_text(const std::optional<int64_t>& ns) {
   return buf;
 }
 
+std::string culprit_words(const correlate::FleetCulprit& u) {
+  std::string s = u.host.empty() ? u.address + " (no bundle of the fleet)" : u.host;
+  if (u.rank) s += ", rank " + std::to_string(*u.rank);
+  if (u.device) s += ", device " + std::to_string(*u.device);
+  if (u.logic_device && u.logic_device != u.device)
+    s += " (logical " + std::to_string(*u.logic_device) + ")";
+  if (!u.device_ip.empty()) s += ", " + u.device_ip;
+  return s;
+}
+
 std::string who(const correlate::FleetFirstFailure& f) {
+  if (f.no_single_root) return "No single root";
+  if (f.culprits.size() > 1) {
+    std::string s;
+    for (const auto& u : f.culprits) s += (s.empty() ? "" : "; ") + culprit_words(u);
+    return s;
+  }
   std::string s = f.host.empty() ? "(no bundle of the fleet)" : f.host;
   if (f.rank) s += ", rank " + std::to_string(*f.rank);
   if (f.device) s += ", device " + std::to_string(*f.device);
@@ -315,7 +333,7 @@ J hosts_json(const HostSet& s) {
 
 }  // namespace
 
-std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
+J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
   const View v = build(db, ids);
   const auto& f = v.fleet;
   J j;
@@ -347,16 +365,23 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
     for (const auto& u : r.unclassified) b["unclassified"][u.signature] = u.count;
     b["root_causes"] = J::array();
     b["symptoms"] = J::array();
+    J faults = J::array();  // added (docs/faults.md): fault events of the bundle, in rank order
     for (const auto& x : r.findings) {
       if (x.kind == "root_cause")
         b["root_causes"].push_back(
             J{{"id", x.id}, {"host", x.host}, {"confidence", std::stod(fmt_conf(x.confidence))}});
+      else if (x.kind == "fault")
+        faults.push_back(
+            J{{"id", x.id},
+              {"host", x.host},
+              {"explained_by", x.explained_by.empty() ? J(nullptr) : J(x.explained_by)}});
       else
         b["symptoms"].push_back(
             J{{"id", x.id},
               {"host", x.host},
               {"explained_by", x.explained_by.empty() ? J(nullptr) : J(x.explained_by)}});
     }
+    if (!faults.empty()) b["faults"] = std::move(faults);
     j["bundles"].push_back(std::move(b));
   }
   j["causes"] = J::object();
@@ -406,6 +431,25 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
                                  {"confidence", std::stod(fmt_conf(ff.root_cause_confidence))}}},
           {"explains", J{{"hosts", ff.explains_hosts}, {"symptoms", ff.explains_symptoms}}},
           {"evidence_lines", std::move(lines)}};
+    // added (docs/fleet.md "Decision procedure")
+    J cs = J::array();
+    for (const auto& u : ff.culprits)
+      cs.push_back(J{{"host", u.host.empty() ? J(nullptr) : J(u.host)},
+                     {"rank", u.rank ? J(*u.rank) : J(nullptr)},
+                     {"device", u.device ? J(*u.device) : J(nullptr)},
+                     {"logic_device", u.logic_device ? J(*u.logic_device) : J(nullptr)},
+                     {"device_ip", u.device_ip.empty() ? J(nullptr) : J(u.device_ip)},
+                     {"pid", u.pid ? J(*u.pid) : J(nullptr)},
+                     {"address", u.address.empty() ? J(nullptr) : J(u.address)}});
+    auto& jf = j["first_failure"];
+    jf["culprits"] = std::move(cs);
+    jf["chain"] = ff.chain;
+    jf["no_single_root"] = ff.no_single_root;
+    jf["reason"] = ff.reason.empty() ? J(nullptr) : J(ff.reason);
+    jf["logic_device"] = ff.logic_device ? J(*ff.logic_device) : J(nullptr);
+    jf["device_ip"] = ff.device_ip.empty() ? J(nullptr) : J(ff.device_ip);
+    jf["agreed"] = ff.agreed;
+    jf["disagreed"] = ff.disagreed;
   }
   j["suspects"] = J::array();
   for (const auto& s : f.suspects)
@@ -445,8 +489,24 @@ std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
           {"first_error_fleet_time", h.first_fleet_ns ? J(fmt_time(h.first_fleet_ns)) : J(nullptr)},
           {"first_error_class", h.first_class.empty() ? J(nullptr) : J(h.first_class)}});
   }
+  j["roster"] = J::array();  // added: every rank with its identity
+  for (const auto& r : f.ranks)
+    j["roster"].push_back(J{{"rank", r.rank},
+                            {"host", r.host},
+                            {"pid", r.pid ? J(*r.pid) : J(nullptr)},
+                            {"group", r.group.empty() ? J(nullptr) : J(r.group)},
+                            {"device", r.device ? J(*r.device) : J(nullptr)},
+                            {"logic_device", r.logic_device ? J(*r.logic_device) : J(nullptr)},
+                            {"device_ip", r.device_ip.empty() ? J(nullptr) : J(r.device_ip)},
+                            {"server_ip", r.server_ip.empty() ? J(nullptr) : J(r.server_ip)},
+                            {"size", r.size ? J(*r.size) : J(nullptr)},
+                            {"source", r.source}});
   j["notes"] = f.notes;
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return j;
+}
+
+std::string render_fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
+  return fleet_json(db, ids).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -467,33 +527,52 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     o << "No timed first failure.\n\n";
   } else {
     const auto& ff = *f.first_failure;
-    o << "**" << md_cell(who(ff), 300) << "**";
+    o << "**" << md_cell(who(ff), 300, Esc::prose) << "**";
     if (ff.time_ns) o << " at " << fmt_time(ff.time_ns) << " (" << ff.quality << ")";
-    o << " · rule `" << ff.rule << "` · confidence " << fmt_conf(ff.confidence) << "\n\n";
-    o << ff.summary << "\n\n";
-    o << "- Rule of inference: " << ff.rule_text << "\n";
+    o << " · rule " << code(ff.rule) << " · confidence " << fmt_conf(ff.confidence) << "\n\n";
+    o << md_prose(ff.summary) << "\n\n";
+    o << "- Rule of inference: " << md_prose(ff.rule_text) << "\n";
+    if (ff.no_single_root) o << "- No single root: " << md_prose(ff.reason) << "\n";
+    if (ff.culprits.size() > 1)
+      for (const auto& u : ff.culprits)
+        o << "- Culprit: " << md_cell(culprit_words(u), 300) << "\n";
+    if (!ff.chain.empty()) {
+      std::string ch;
+      for (const auto& h : ff.chain) ch += (ch.empty() ? "" : " -> ") + h;
+      o << "- Wait chain: " << md_cell(ch, 2000) << "\n";
+    }
+    if (!ff.agreed.empty() || !ff.disagreed.empty()) {
+      std::string a, d;
+      for (const auto& x : ff.agreed) a += (a.empty() ? "" : ", ") + x;
+      for (const auto& x : ff.disagreed) d += (d.empty() ? "" : ", ") + x;
+      o << "- Other rules: agreed " << md_text(a.empty() ? "none" : a) << "; named someone else "
+        << md_text(d.empty() ? "none" : d) << "\n";
+    }
     if (!ff.root_cause.empty())
-      o << "- Node root cause: `" << ff.root_cause << "`: " << ff.root_cause_title
+      o << "- Node root cause: " << code(ff.root_cause) << ": " << md_prose(ff.root_cause_title)
         << " (confidence " << fmt_conf(ff.root_cause_confidence) << ")\n";
     else
       o << "- Node root cause: none of the catalog fired on "
-        << (ff.host.empty() ? "that node" : ff.host) << "\n";
+        << (ff.host.empty() ? "that node" : md_text(ff.host)) << "\n";
     if (!ff.explains_hosts.empty()) {
       HostSet hs(ff.explains_hosts.begin(), ff.explains_hosts.end());
       o << "- Explains: ";
       for (size_t i = 0; i < ff.explains_symptoms.size(); ++i)
-        o << (i ? ", " : "") << "`" << ff.explains_symptoms[i] << "`";
+        o << (i ? ", " : "") << code(ff.explains_symptoms[i]);
       o << (ff.explains_symptoms.empty() ? "the collective errors" : "") << " on " << hs.size()
-        << " other host(s): " << bounded(compact(hs), kHostListChars) << "\n";
+        << " other host(s): " << md_text(bounded(compact(hs), kHostListChars)) << "\n";
     }
-    if (!ff.group.empty()) o << "- Communicator: `" << md_cell(ff.group) << "`\n";
+    if (!ff.group.empty())
+      o << "- Communicator: " << code(md_cell(ff.group, 200, Esc::none)) << "\n";
     o << "- HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT "
-      << f.connect_timeout_s << " s (" << f.timeouts_source << ")\n";
+      << f.connect_timeout_s << " s (" << md_text(f.timeouts_source) << ")\n";
     if (ff.fleet_ns && ff.time_ns && *ff.fleet_ns != *ff.time_ns)
-      o << "- In the reference clock (" << f.reference << "): " << fmt_time(ff.fleet_ns) << "\n";
+      o << "- In the reference clock (" << md_text(f.reference) << "): " << fmt_time(ff.fleet_ns)
+        << "\n";
     o << "\n### Evidence\n\n";
     for (const auto& l : ff.evidence) {
-      o << "- " << l.role << " · `" << md_cell(l.host) << "` · " << code(loc(l.file, l.line));
+      o << "- " << l.role << " · " << code(md_cell(l.host, 200, Esc::none)) << " · "
+        << code(loc(l.file, l.line));
       if (l.time_ns) o << " · " << fmt_time(l.time_ns);
       if (!l.signature.empty()) o << " · " << code(l.signature);
       o << "\n\n";
@@ -504,8 +583,8 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   if (!f.suspects.empty()) {
     o << "### Other suspects\n\n| host | rank | rule | detail |\n|---|---|---|---|\n";
     for (const auto& s : f.suspects)
-      o << "| " << md_cell(s.host) << " | " << (s.rank ? std::to_string(*s.rank) : "") << " | `"
-        << s.rule << "` | " << md_cell(s.detail, 400) << " |\n";
+      o << "| " << md_cell(s.host) << " | " << (s.rank ? std::to_string(*s.rank) : "") << " | "
+        << code(s.rule) << " | " << md_cell(s.detail, 400, Esc::prose) << " |\n";
     o << "\n";
   }
 
@@ -517,8 +596,8 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     if (rows.empty()) {
       o << "No event shared by two hosts: cross-host order uses each host's own clock.\n\n";
     } else {
-      o << "Offsets of each host clock against `" << f.reference
-        << "`, from events every node logged (docs/fleet.md); "
+      o << "Offsets of each host clock against " << code(f.reference)
+        << ", from events every node logged (docs/fleet.md); "
         << "offsets of 2 s or more are removed before ordering first errors.\n\n";
       std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
         return std::llabs(*a->offset_ns) > std::llabs(*b->offset_ns);
@@ -544,7 +623,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   } else {
     o << "| root cause | hosts | count |\n|---|---|---|\n";
     for (const auto& [id, hs] : v.causes)
-      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
+      o << "| " << code(id) << " | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
         << " |\n";
     o << "\n";
   }
@@ -554,10 +633,10 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     for (const auto& [id, hs] : v.symptoms) {
       auto it = v.unexplained.find(id);
       const size_t un = it == v.unexplained.end() ? 0 : it->second.size();
-      o << "| `" << id << "` | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
+      o << "| " << code(id) << " | " << md_cell(compact(hs), kHostListChars) << " | " << hs.size()
         << " | " << un;
       if (un > 0 && f.first_failure && !f.first_failure->host.empty())
-        o << " (fleet: first failure " << f.first_failure->host << ")";
+        o << " (fleet: first failure " << md_cell(f.first_failure->host) << ")";
       o << " |\n";
     }
     o << "\n";
@@ -571,7 +650,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     for (const auto& [name, d] : v.drift)
       for (const auto& [val, hs] : d.values) {
         const bool minority = val != d.majority;
-        o << "| `" << name << "` | "
+        o << "| " << code(name) << " | "
           << (minority ? "**" + md_cell(val) + "** (minority)" : md_cell(val)) << " | "
           << md_cell(compact(hs), kHostListChars) << " | " << hs.size() << " |\n";
       }
@@ -581,7 +660,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     o << "Same on every host: ";
     bool first = true;
     for (const auto& [name, val] : v.uniform) {
-      o << (first ? "" : ", ") << "`" << name << "` " << md_cell(val, 80);
+      o << (first ? "" : ", ") << code(name) << " " << md_cell(val, 80);
       first = false;
     }
     o << ".\n\n";
@@ -594,7 +673,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     for (size_t i = 0; i < firsts.size() && i < kTopHosts; ++i) {
       const auto* h = firsts[i];
       o << "| " << md_cell(h->host) << " | " << fmt_time(h->first_fleet_ns) << " | "
-        << h->first_class << " | `" << md_cell(h->first->signature) << "` | "
+        << h->first_class << " | " << code(md_cell(h->first->signature, 200, Esc::none)) << " | "
         << code(loc(h->first->file, h->first->line)) << " |\n";
     }
     if (firsts.size() > kTopHosts)
@@ -616,15 +695,17 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     for (const auto* r : shown) {
       std::string h;
       for (const auto& x : r->hosts) h += (h.empty() ? "" : ", ") + x;
-      o << "| `" << md_cell(r->path) << "` | " << md_cell(h) << " | "
-        << md_cell(failed(*r) ? "NOT ANALYSED: " + failure_reason(*r) : verdict(*r), 400) << " |\n";
+      o << "| " << code(md_cell(r->path, 200, Esc::none)) << " | " << md_cell(h) << " | "
+        << md_cell(failed(*r) ? "NOT ANALYSED: " + failure_reason(*r) : verdict(*r), 400,
+                   Esc::prose)
+        << " |\n";
     }
     if (quiet > 0) o << "\n" << quiet << " more bundles not listed (json: bundles).\n";
     o << "\n";
   }
   if (!f.notes.empty()) {
     o << "## Notes\n\n";
-    for (const auto& n : f.notes) o << "- " << n << "\n";
+    for (const auto& n : f.notes) o << "- " << md_prose(n) << "\n";
     o << "\n";
   }
   return o.str();
@@ -637,7 +718,9 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
   const View v = build(db, ids);
   const auto& f = v.fleet;
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>faultline "
+  o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    << "<meta http-equiv=\"Content-Security-Policy\" content=\"" << kReportCsp
+    << "\">\n<title>faultline "
        "fleet</title>\n"
     << "<style>body{font:14px/1.45 system-ui,sans-serif;max-width:1200px;margin:24px "
        "auto;padding:0 16px;color:#1d2330}"
@@ -666,6 +749,14 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
       << " &middot; rule <code>" << html(ff.rule) << "</code> &middot; confidence "
       << fmt_conf(ff.confidence) << "<br>" << html(ff.summary) << "</div>\n<ul>\n"
       << "<li>Rule of inference: " << html(ff.rule_text) << "</li>\n";
+    if (ff.no_single_root) o << "<li>No single root: " << html(ff.reason) << "</li>\n";
+    if (ff.culprits.size() > 1)
+      for (const auto& u : ff.culprits) o << "<li>Culprit: " << html(culprit_words(u)) << "</li>\n";
+    if (!ff.chain.empty()) {
+      std::string ch;
+      for (const auto& h : ff.chain) ch += (ch.empty() ? "" : " -> ") + h;
+      o << "<li>Wait chain: " << html(ch) << "</li>\n";
+    }
     if (!ff.root_cause.empty())
       o << "<li>Node root cause: <code>" << html(ff.root_cause)
         << "</code>: " << html(ff.root_cause_title) << " (confidence "

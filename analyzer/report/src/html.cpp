@@ -144,7 +144,10 @@ void timeline_svg(std::ostringstream& o, const Report& r) {
     << "<circle cx=\"" << num(left + 185) << "\" cy=\"11\" r=\"5\" fill=\"#1c7ed6\"/><text x=\""
     << num(left + 194) << "\" y=\"15\">observation</text><circle cx=\"" << num(left + 285)
     << "\" cy=\"11\" r=\"3.5\" fill=\"#868e96\"/>"
-    << "<text x=\"" << num(left + 293) << "\" y=\"15\">context</text></g>\n";
+    << "<text x=\"" << num(left + 293) << "\" y=\"15\">context</text>"
+    << "<polygon points=\"" << num(left + 360) << ",5 " << num(left + 366) << ",17 "
+    << num(left + 354) << ",17\" fill=\"#7048e8\"/><text x=\"" << num(left + 370)
+    << "\" y=\"15\">fault event</text></g>\n";
   for (size_t i = 0; i < lanes.size(); ++i) {
     const double y = top + lane_h * static_cast<double>(i) + lane_h / 2;
     o << "<line x1=\"" << num(left) << "\" y1=\"" << num(y) << "\" x2=\"" << num(left + width)
@@ -176,6 +179,10 @@ void timeline_svg(std::ostringstream& o, const Report& r) {
       o << "<polygon points=\"" << num(x) << "," << num(y - 7) << " " << num(x + 7) << "," << num(y)
         << " " << num(x) << "," << num(y + 7) << " " << num(x - 7) << "," << num(y)
         << "\" fill=\"#f08c00\">" << tip << "</polygon>\n";
+    } else if (t->role == "fault") {
+      o << "<polygon points=\"" << num(x) << "," << num(y - 7) << " " << num(x + 6) << ","
+        << num(y + 5) << " " << num(x - 6) << "," << num(y + 5) << "\" fill=\"#7048e8\">" << tip
+        << "</polygon>\n";
     } else if (t->role == "observation") {
       o << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"5\" fill=\"#1c7ed6\">"
         << tip << "</circle>\n";
@@ -201,6 +208,7 @@ std::string render_html(const Report& r) {
   }
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    << "<meta http-equiv=\"Content-Security-Policy\" content=\"" << kReportCsp << "\">\n"
     << "<title>faultline: " << html(r.name) << "</title>\n<style>" << kCss
     << "</style>\n</head>\n<body>\n";
   o << "<h1>faultline report: " << html(r.name) << "</h1>\n";
@@ -212,7 +220,11 @@ std::string render_html(const Report& r) {
   for (size_t i = 0; i < r.hosts.size(); ++i) o << (i ? ", " : "") << html(r.hosts[i]);
   o << "</td></tr><tr><th>files</th><td>" << r.files << " (" << r.bytes
     << " bytes uncompressed)</td></tr><tr><th>faultline</th><td>" << html(kFaultlineVersion())
-    << "</td></tr></table>\n";
+    << "</td></tr>";
+  if (r.kb)
+    o << "<tr><th>knowledge base</th><td>" << html(r.kb->name) << " <code>" << html(r.kb->file)
+      << "</code> (" << r.kb->codes << " codes, " << html(r.kb->how) << ")</td></tr>";
+  o << "</table>\n";
 
   o << "<h2>Root causes</h2>\n";
   int n = 0;
@@ -259,6 +271,42 @@ std::string render_html(const Report& r) {
   }
   if (m == 0) o << "<p>None observed.</p>\n";
 
+  bool any_fault = false;  // docs/faults.md: the section exists only when there are fault events
+  for (const auto& f : r.findings) {
+    if (f.kind != "fault" || !f.fault) continue;
+    if (!any_fault) o << "<h2>Fault events</h2>\n";
+    any_fault = true;
+    const FaultR& d = *f.fault;
+    o << "<section class=\"finding\">\n<h3>" << html(f.title) << " <code>" << html(f.id)
+      << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host)
+      << "</code> · class <strong>" << html(d.cls) << "</strong> · component " << html(d.component)
+      << " · role " << html(d.role);
+    if (!d.code.empty()) o << " · code <code>" << html(d.code) << "</code>";
+    o << " · seen " << d.count << "×";
+    if (f.first_time_ns) o << ", first " << html(fmt_time(f.first_time_ns));
+    if (!f.explained_by.empty()) o << " · caused by <code>" << html(f.explained_by) << "</code>";
+    for (size_t i = 0; i < d.diagnosed_by.size(); ++i)
+      o << (i ? ", " : " · cited by ") << "<code>" << html(d.diagnosed_by[i]) << "</code>";
+    if (!d.pack.empty()) o << " · from the " << html(d.pack) << " knowledge base";
+    for (size_t i = 0; i < d.native.size(); ++i)
+      o << (i ? ", " : "; also lines of ") << "<code>" << html(d.native[i]) << "</code>";
+    o << "</p>\n";
+    for (const auto& k : d.kb)
+      o << "<p>" << html(k.pack) << " <code>" << html(k.code) << "</code> (<code>"
+        << html(k.signature) << "</code>): " << html(k.title) << " · " << k.count << "×</p>\n";
+    o << "<p>" << html(d.cause) << "</p>\n";
+    evidence(o, f, false);
+    if (!d.suggestion.empty() || !d.kb.empty()) {
+      o << "<h4>Suggestion</h4>\n<ul class=\"check\">";
+      if (!d.suggestion.empty()) o << "<li>" << html(d.suggestion) << "</li>";
+      for (const auto& k : d.kb)
+        o << "<li>" << html(k.pack) << " <code>" << html(k.code)
+          << "</code>: " << html(k.suggestion) << "</li>";
+      o << "</ul>\n";
+    }
+    o << "</section>\n";
+  }
+
   o << "<h2>Other error signatures</h2>\n";
   if (r.unclassified.empty()) {
     o << "<p>None: every error-level signature hit is cited by a finding.</p>\n";
@@ -269,6 +317,25 @@ std::string render_html(const Report& r) {
       o << "<tr><td><code>" << html(u.signature) << "</code></td><td>" << u.count << "</td><td>"
         << html(u.time_ns ? fmt_time(u.time_ns) : "–") << "</td><td>" << html(u.host)
         << "</td><td><code>" << html(loc(u.file, u.line)) << "</code></td></tr>\n";
+    o << "</table>\n";
+  }
+
+  if (!r.unknown.empty()) {  // docs/faults.md: only when some error line is recognised by none
+    o << "<h2>Unrecognised errors</h2>\n<p>Error-level lines no signature recognises, as "
+         "templates (numbers, hex, addresses, paths and ids masked); earliest first, then the "
+         "most concentrated. <code>faultline rules suggest --db DB ID</code> drafts a signature "
+         "from one.</p>\n<table><tr><th>id</th><th>template</th><th>lines</th><th>hosts</th>"
+         "<th>first seen</th><th>last seen</th><th>first line</th></tr>\n";
+    for (const auto& t : r.unknown) {
+      std::string on;
+      for (const auto& h : t.hosts) on += (on.empty() ? "" : ", ") + h;
+      o << "<tr><td><code>" << html(t.id) << "</code></td><td><code>" << html(t.text)
+        << "</code></td><td>" << t.count << "</td><td>" << html(on) << "</td><td>"
+        << html(t.first_ns ? fmt_time(t.first_ns) : "–") << "</td><td>"
+        << html(t.last_ns ? fmt_time(t.last_ns) : "–") << "</td><td><code>"
+        << html(t.examples.empty() ? std::string("–") : loc(t.examples[0].file, t.examples[0].line))
+        << "</code></td></tr>\n";
+    }
     o << "</table>\n";
   }
 

@@ -35,6 +35,10 @@ std::string render_json(const Report& r) {
   j["faultline_version"] = kFaultlineVersion();
   j["bundle"] = bundle_json(r);
   j["verdict"] = verdict(r);  // added
+  if (r.kb)                   // added: the knowledge-base pack used (absent: none)
+    j["knowledge_base"] = J{{"name", r.kb->name},   {"file", r.kb->file},
+                            {"how", r.kb->how},     {"sha256", opt_str(r.kb->sha256)},
+                            {"codes", r.kb->codes}, {"skipped", r.kb->skipped}};
   j["findings"] = J::array();
   for (const auto& f : r.findings) {
     J x;
@@ -61,6 +65,36 @@ std::string render_json(const Report& r) {
     }
     x["remediation"] = f.remediation;
     x["missing"] = f.missing;  // added
+    if (f.fault) {             // added: kind "fault" only (docs/faults.md)
+      const FaultR& d = *f.fault;
+      x["fault"] = J{{"signature", d.signature},
+                     {"class", d.cls},
+                     {"component", d.component},
+                     {"role", d.role},
+                     {"code", opt_str(d.code)},
+                     {"cause", d.cause},
+                     {"suggestion", d.suggestion},
+                     {"count", d.count},
+                     {"first_time", opt_time(f.first_time_ns)},
+                     {"causes", d.causes},
+                     {"caused_by", d.caused_by},
+                     {"diagnosed_by", d.diagnosed_by}};
+      // knowledge-base additions (docs/faults.md), only when a KB pack is involved
+      if (!d.pack.empty()) x["fault"]["pack"] = d.pack;
+      if (!d.native.empty()) x["fault"]["native"] = d.native;
+      if (!d.kb.empty()) {
+        J kb = J::array();
+        for (const auto& k : d.kb)
+          kb.push_back(J{{"pack", k.pack},
+                         {"code", k.code},
+                         {"signature", k.signature},
+                         {"title", k.title},
+                         {"cause", k.cause},
+                         {"suggestion", k.suggestion},
+                         {"count", k.count}});
+        x["fault"]["kb"] = std::move(kb);
+      }
+    }
     j["findings"].push_back(std::move(x));
   }
   j["timeline"] = J::array();
@@ -96,6 +130,23 @@ std::string render_json(const Report& r) {
                                   {"file", u.file},
                                   {"line", u.line},
                                   {"time", opt_time(u.time_ns)}});
+  if (!r.unknown.empty()) {  // added (docs/faults.md): absent when every error line is known
+    J u = J::array();
+    for (const auto& t : r.unknown) {
+      J ex = J::array();
+      for (const auto& e : t.examples)
+        ex.push_back(J{{"file", e.file}, {"line", e.line}, {"host", e.host}, {"text", e.text}});
+      u.push_back(J{{"id", t.id},
+                    {"template", t.text},
+                    {"kind", t.kind},
+                    {"count", t.count},
+                    {"hosts", t.hosts},
+                    {"first_time", opt_time(t.first_ns)},
+                    {"last_time", opt_time(t.last_ns)},
+                    {"examples", std::move(ex)}});
+    }
+    j["unrecognised_errors"] = std::move(u);
+  }
   j["issues"] = J::array();  // added: truncated / cut / misunderstood members
   for (const auto& i : r.issues)
     j["issues"].push_back(J{{"file", i.path},

@@ -1,28 +1,115 @@
 // Markdown for tickets: verdict first, then what to do, then the evidence to check it.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
+#include "faultline/core/text.hpp"
 #include "model.hpp"
 #include "render.hpp"
 
 namespace faultline::report::detail {
-namespace {
 
-// Inline code span that survives backticks in the text.
-std::string code(const std::string& s) {
+namespace {
+size_t longest_backtick_run(std::string_view s) {
   size_t run = 0, best = 0;
   for (char c : s) {
     run = c == '`' ? run + 1 : 0;
     best = std::max(best, run);
   }
-  const std::string fence(best + 1, '`');
-  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  return best;
+}
+
+// s[i] outside code spans: '\\', '`' and '<' always escaped (no escape undone, no code span, no
+// HTML, no autolink); ']' before '(' (no inline link or image: reference links need a
+// definition at the start of a line, which nothing from a bundle is); newlines become spaces.
+void escape_at(std::string& out, std::string_view s, size_t i) {
+  const char c = s[i];
+  if (c == '\\' || c == '`' || c == '<' || (c == ']' && i + 1 < s.size() && s[i + 1] == '('))
+    out.push_back('\\');
+  out.push_back(c == '\n' || c == '\r' ? ' ' : c);
+}
+}  // namespace
+
+std::string md_code(std::string_view raw) {
+  const std::string s = text::terminal_safe(raw, false);
+  const std::string fence(longest_backtick_run(s) + 1, '`');
+  // CommonMark strips one space from each end when both are spaces (and a backtick at an end
+  // would join the fence): pad so that the content shows as it is
+  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`' ||
+                                  (s.size() > 1 && s.front() == ' ' && s.back() == ' ' &&
+                                   s.find_first_not_of(' ') != std::string::npos));
   return fence + (pad ? " " : "") + s + (pad ? " " : "") + fence;
 }
 
-// Table cell: one line, pipes escaped, bounded.
-std::string cell(std::string s, size_t max = 160) {
+std::string md_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (size_t i = 0; i < s.size(); ++i) escape_at(out, s, i);
+  return out;
+}
+
+std::string md_prose(std::string_view s) {
+  // backtick runs, and for each the next run of the same length (its closer), in one pass from
+  // the end: linear in the text however many runs it holds
+  struct Run {
+    size_t pos, len, closer;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] != '`') {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && s[j] == '`') ++j;
+    runs.push_back({i, j - i, std::string_view::npos});
+    i = j;
+  }
+  {
+    std::unordered_map<size_t, size_t> next;  // run length -> index of its next run
+    for (size_t k = runs.size(); k-- > 0;) {
+      auto it = next.find(runs[k].len);
+      if (it != next.end()) runs[k].closer = it->second;
+      next[runs[k].len] = k;
+    }
+  }
+  std::string out;
+  out.reserve(s.size() + 8);
+  size_t i = 0, r = 0;
+  while (i < s.size()) {
+    while (r < runs.size() && runs[r].pos < i) ++r;
+    if (r < runs.size() && runs[r].pos == i) {
+      const Run& run = runs[r];
+      if (run.closer != std::string_view::npos) {  // a code span: kept as it is, on one line
+        const size_t end = runs[run.closer].pos + runs[run.closer].len;
+        for (size_t k = i; k < end; ++k) out.push_back(s[k] == '\n' || s[k] == '\r' ? ' ' : s[k]);
+        i = end;
+      } else {  // a run without closer is literal text
+        for (size_t k = 0; k < run.len; ++k) out += "\\`";
+        i += run.len;
+      }
+      continue;
+    }
+    escape_at(out, s, i);
+    ++i;
+  }
+  return out;
+}
+
+namespace {
+
+std::string code(const std::string& s) {
+  return md_code(s);
+}
+
+enum class Esc { none, text, prose };
+
+// Table cell: one line, bounded, escaped (md_text / md_prose), pipes escaped.
+std::string cell(std::string s, size_t max = 160, Esc esc = Esc::text) {
   for (auto& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   if (s.size() > max) {
@@ -30,6 +117,8 @@ std::string cell(std::string s, size_t max = 160) {
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
     s = s.substr(0, cut) + "…";
   }
+  if (esc == Esc::text) s = md_text(s);
+  if (esc == Esc::prose) s = md_prose(s);
   std::string out;
   for (char c : s) {
     if (c == '|')
@@ -88,22 +177,27 @@ void evidence(std::ostringstream& o, const FindingR& f) {
 std::string render_md(const Report& r) {
   std::ostringstream o;
   o << "# faultline report: " << cell(r.name, 200) << "\n\n";
-  o << "**Verdict:** " << verdict(r) << "\n\n";
+  o << "**Verdict:** " << md_prose(verdict(r)) << "\n\n";
   o << "| bundle | |\n|---|---|\n";
-  o << "| path | " << code(cell(r.path, 400)) << " |\n";
+  o << "| path | " << code(cell(r.path, 400, Esc::none)) << " |\n";
   o << "| sha256 | " << code(r.sha256) << " |\n";
   std::string hosts;
   for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   o << "| hosts | " << cell(hosts.empty() ? "(none)" : hosts, 400) << " |\n";
   o << "| files | " << r.files << " (" << r.bytes << " bytes uncompressed) |\n";
-  o << "| faultline | " << kFaultlineVersion() << " |\n\n";
+  o << "| faultline | " << kFaultlineVersion() << " |\n";
+  if (r.kb)  // only when a knowledge base was used (reports without one keep their form)
+    o << "| knowledge base | " << cell(r.kb->name, 60) << " "
+      << code(cell(r.kb->file, 400, Esc::none)) << " (" << r.kb->codes << " codes, "
+      << cell(r.kb->how, 40) << ") |\n";
+  o << "\n";
 
   o << "## Root causes\n\n";
   int n = 0;
   for (const auto& f : r.findings) {
     if (f.kind != "root_cause") continue;
     ++n;
-    o << "### " << n << ". " << cell(f.title, 300) << " (" << code(f.id) << ")\n\n";
+    o << "### " << n << ". " << cell(f.title, 300, Esc::prose) << " (" << code(f.id) << ")\n\n";
     o << "- host: " << code(f.host) << " · severity: **" << f.severity << "** · confidence: **"
       << fmt_conf(f.confidence) << "**\n";
     if (!f.explains.empty()) {
@@ -111,15 +205,15 @@ std::string render_md(const Report& r) {
       for (size_t i = 0; i < f.explains.size(); ++i) o << (i ? ", " : " ") << code(f.explains[i]);
       o << "\n";
     }
-    o << "\n" << f.summary << "\n\n**Evidence**\n\n";
+    o << "\n" << md_prose(f.summary) << "\n\n**Evidence**\n\n";
     evidence(o, f);
     if (!f.missing.empty()) {
       o << "**Looked for, not found / uncertain**\n\n";
-      for (const auto& m : f.missing) o << "- " << m << "\n";
+      for (const auto& m : f.missing) o << "- " << md_prose(m) << "\n";
       o << "\n";
     }
     o << "**Remediation**\n\n";
-    for (const auto& s : f.remediation) o << "- [ ] " << s << "\n";
+    for (const auto& s : f.remediation) o << "- [ ] " << md_prose(s) << "\n";
     o << "\n";
   }
   if (n == 0) o << "None identified.\n\n";
@@ -129,16 +223,69 @@ std::string render_md(const Report& r) {
   for (const auto& f : r.findings) {
     if (f.kind != "symptom") continue;
     ++m;
-    o << "### " << cell(f.title, 300) << " (" << code(f.id) << ")\n\n";
+    o << "### " << cell(f.title, 300, Esc::prose) << " (" << code(f.id) << ")\n\n";
     o << "- host: " << code(f.host) << " · severity: **" << f.severity << "** · "
       << (f.explained_by.empty()
               ? std::string("**UNEXPLAINED**: no root cause in the rules accounts for it")
               : "explained by " + code(f.explained_by))
       << "\n\n"
-      << f.summary << "\n\n";
+      << md_prose(f.summary) << "\n\n";
     evidence(o, f);
   }
   if (m == 0) o << "None observed.\n\n";
+
+  // Fault events (docs/faults.md): only when there are some, so fault-free reports keep their form.
+  bool any_fault = false;
+  for (const auto& f : r.findings) {
+    if (f.kind != "fault" || !f.fault) continue;
+    if (!any_fault) {
+      o << "## Fault events\n\n"
+        << "Known faults seen in the logs (one per host and signature; causes first, then "
+           "earliest).\n\n";
+      any_fault = true;
+    }
+    const FaultR& d = *f.fault;
+    o << "### " << cell(f.title, 300) << " (" << code(f.id) << ")\n\n";
+    o << "- host: " << code(f.host) << " · class: **" << d.cls << "** · component: " << d.component
+      << " · role: " << d.role << " · severity: **" << f.severity << "**";
+    if (!d.code.empty()) o << " · code: " << code(d.code);
+    o << "\n- seen " << d.count << " time" << (d.count == 1 ? "" : "s");
+    if (f.first_time_ns) o << ", first at " << fmt_time(f.first_time_ns);
+    o << "\n";
+    if (!f.explained_by.empty()) o << "- caused by " << code(f.explained_by) << "\n";
+    if (!f.explains.empty()) {
+      o << "- causes:";
+      for (size_t i = 0; i < f.explains.size(); ++i) o << (i ? ", " : " ") << code(f.explains[i]);
+      o << "\n";
+    }
+    if (!d.diagnosed_by.empty()) {
+      o << "- cited by the diagnosis";
+      for (size_t i = 0; i < d.diagnosed_by.size(); ++i)
+        o << (i ? ", " : " ") << code(d.diagnosed_by[i]);
+      o << "\n";
+    }
+    // a knowledge base's texts come from the user's file: escaped like bundle text
+    const bool kb_text = !d.pack.empty();
+    if (kb_text) {
+      o << "- from the " << cell(d.pack, 60) << " knowledge base";
+      for (size_t i = 0; i < d.native.size(); ++i)
+        o << (i ? ", " : "; also lines of ") << code(d.native[i]);
+      o << "\n";
+    }
+    for (const auto& k : d.kb)
+      o << "- " << cell(k.pack, 60) << " " << code(cell(k.code, 200, Esc::none)) << " ("
+        << code(k.signature) << "): " << cell(k.title, 300) << " · " << k.count << " line"
+        << (k.count == 1 ? "" : "s") << "\n";
+    o << "\n" << (kb_text ? cell(d.cause, 4000) : md_prose(d.cause)) << "\n\n";
+    evidence(o, f);
+    if (!d.suggestion.empty() || !d.kb.empty()) o << "**Suggestion**\n\n";
+    if (!d.suggestion.empty())
+      o << "- [ ] " << (kb_text ? cell(d.suggestion, 4000) : md_prose(d.suggestion)) << "\n";
+    for (const auto& k : d.kb)
+      o << "- [ ] " << cell(k.pack, 60) << " " << code(cell(k.code, 200, Esc::none)) << ": "
+        << cell(k.suggestion, 4000) << "\n";
+    if (!d.suggestion.empty() || !d.kb.empty()) o << "\n";
+  }
 
   o << "## Other error signatures\n\n";
   if (r.unclassified.empty()) {
@@ -149,7 +296,29 @@ std::string render_md(const Report& r) {
     for (const auto& u : r.unclassified)
       o << "| " << code(u.signature) << " | " << u.count << " | "
         << (u.time_ns ? fmt_time(u.time_ns) : "–") << " | " << cell(u.host) << " | "
-        << code(cell(loc(u.file, u.line), 200)) << " |\n";
+        << code(cell(loc(u.file, u.line), 200, Esc::none)) << " |\n";
+    o << "\n";
+  }
+
+  // docs/faults.md: only when some error-level line is recognised by no signature at all
+  if (!r.unknown.empty()) {
+    o << "## Unrecognised errors\n\n"
+      << "Error-level lines no signature recognises, as templates (numbers, hex, addresses, "
+         "paths and ids masked); earliest first, then the most concentrated. `faultline rules "
+         "suggest --db DB ID` drafts a signature from one.\n\n"
+      << "| id | template | lines | hosts | first seen | last seen | first line |\n"
+      << "|---|---|---|---|---|---|---|\n";
+    for (const auto& t : r.unknown) {
+      std::string on;
+      for (const auto& h : t.hosts) on += (on.empty() ? "" : ", ") + h;
+      o << "| " << code(t.id) << " | " << code(cell(t.text, 300, Esc::none)) << " | " << t.count
+        << " | " << cell(on, 200) << " | " << (t.first_ns ? fmt_time(t.first_ns) : "–") << " | "
+        << (t.last_ns ? fmt_time(t.last_ns) : "–") << " | "
+        << (t.examples.empty()
+                ? std::string("–")
+                : code(cell(loc(t.examples[0].file, t.examples[0].line), 200, Esc::none)))
+        << " |\n";
+    }
     o << "\n";
   }
 
@@ -188,8 +357,9 @@ std::string render_md(const Report& r) {
     o << "|---|---|---|---|---|---|---|---|\n";
     for (const auto& t : r.timeline) {
       o << "| " << t.ord << " | " << (t.time_ns ? fmt_time(t.time_ns) : "–") << " | " << t.quality
-        << " | " << cell(t.host) << " | " << code(cell(loc(t.file, t.line), 200)) << " | " << t.role
-        << " | " << (t.finding.empty() ? "–" : code(t.finding)) << " | " << cell(t.text) << " |\n";
+        << " | " << cell(t.host) << " | " << code(cell(loc(t.file, t.line), 200, Esc::none))
+        << " | " << t.role << " | " << (t.finding.empty() ? "–" : code(t.finding)) << " | "
+        << cell(t.text) << " |\n";
     }
     o << "\n";
   }
@@ -208,7 +378,7 @@ std::string render_md(const Report& r) {
     for (const auto& x : f.missing) {
       if (x.rfind("uncertain: ", 0) != 0) continue;
       any_issue = true;
-      o << "- " << code(f.id) << " on " << code(f.host) << ": " << x.substr(11) << "\n";
+      o << "- " << code(f.id) << " on " << code(f.host) << ": " << md_prose(x.substr(11)) << "\n";
     }
   if (!any_issue) o << "None recorded.\n";
   o << "\n## Ingest warnings\n\n";

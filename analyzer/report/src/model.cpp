@@ -27,7 +27,9 @@ std::vector<std::string> json_strings(const std::string& s) {
 void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
   r.bundle_id = bundle_id;
   {
-    Stmt st(db, "SELECT path, name, sha256, status, files, bytes FROM bundles WHERE id = ?");
+    Stmt st(db,
+            "SELECT path, name, sha256, status, files, bytes, COALESCE(options, '') FROM bundles "
+            "WHERE id = ?");
     st.bind(1, bundle_id);
     if (!st.step()) throw std::runtime_error("no bundle with id " + std::to_string(bundle_id));
     r.path = st.str(0);
@@ -36,6 +38,18 @@ void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
     r.status = st.str(3);
     r.files = st.i64(4);
     r.bytes = st.i64(5);
+    const auto o = nlohmann::json::parse(st.str(6), nullptr, false);
+    if (o.is_object() && o.contains("kb") && o["kb"].is_object()) {
+      const auto& k = o["kb"];
+      KbR x;
+      x.name = k.value("name", std::string());
+      x.file = k.value("file", std::string());
+      x.how = k.value("how", std::string());
+      x.sha256 = k.value("sha256", std::string());
+      x.codes = k.value("codes", int64_t{0});
+      x.skipped = k.value("skipped", int64_t{0});
+      r.kb = std::move(x);
+    }
   }
   {
     std::set<std::string> hosts;
@@ -55,8 +69,8 @@ Report load(sqlite3* db, int64_t bundle_id) {
   {
     Stmt st(db,
             "SELECT id, finding, kind, severity, confidence, host, title, summary, rank, "
-            "COALESCE(explained_by, ''), explains, remediation, missing FROM findings "
-            "WHERE bundle_id = ? ORDER BY rank, host, finding, id");
+            "COALESCE(explained_by, ''), explains, remediation, missing, fault, first_time_ns "
+            "FROM findings WHERE bundle_id = ? ORDER BY rank, host, finding, id");
     st.bind(1, bundle_id);
     while (st.step()) {
       FindingR f;
@@ -73,6 +87,53 @@ Report load(sqlite3* db, int64_t bundle_id) {
       f.explains = json_strings(st.str(10));
       f.remediation = json_strings(st.str(11));
       f.missing = json_strings(st.str(12));
+      f.first_time_ns = st.opt(14);
+      if (f.kind == "fault") {
+        const auto j = nlohmann::json::parse(st.str(13), nullptr, false);
+        FaultR x;
+        if (j.is_object()) {
+          auto s = [&](const char* k) {
+            return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+          };
+          auto v = [&](const char* k) {
+            std::vector<std::string> out;
+            if (j.contains(k) && j[k].is_array())
+              for (const auto& e : j[k])
+                if (e.is_string()) out.push_back(e.get<std::string>());
+            return out;
+          };
+          x.signature = s("signature");
+          x.cls = s("class");
+          x.component = s("component");
+          x.role = s("role");
+          x.code = s("code");
+          x.cause = s("cause");
+          x.suggestion = s("suggestion");
+          x.count =
+              j.contains("count") && j["count"].is_number_integer() ? j["count"].get<int64_t>() : 0;
+          x.causes = v("causes");
+          x.caused_by = v("caused_by");
+          x.diagnosed_by = v("diagnosed_by");
+          x.pack = s("pack");
+          x.native = v("native");
+          if (j.contains("kb") && j["kb"].is_array())
+            for (const auto& k : j["kb"]) {
+              if (!k.is_object()) continue;
+              KbCodeR c;
+              c.pack = k.value("pack", std::string());
+              c.code = k.value("code", std::string());
+              c.signature = k.value("signature", std::string());
+              c.title = k.value("title", std::string());
+              c.cause = k.value("cause", std::string());
+              c.suggestion = k.value("suggestion", std::string());
+              c.count = k.contains("count") && k["count"].is_number_integer()
+                            ? k["count"].get<int64_t>()
+                            : 0;
+              x.kb.push_back(std::move(c));
+            }
+        }
+        f.fault = std::move(x);
+      }
       Stmt e(
           db,
           "SELECT COALESCE(member, ''), COALESCE(line, 0), time_ns, text, COALESCE(signature, ''), "
@@ -171,6 +232,7 @@ Report load(sqlite3* db, int64_t bundle_id) {
       r.unclassified.push_back(std::move(u));
     }
   }
+  r.unknown = unrecognised_errors(db, bundle_id);
   return r;
 }
 
@@ -190,15 +252,27 @@ std::string loc(const std::string& file, int64_t line) {
 }
 
 std::string verdict(const Report& r) {
-  std::vector<const FindingR*> causes, unexplained;
+  std::vector<const FindingR*> causes, unexplained, faults;
   size_t symptoms = 0;
   for (const auto& f : r.findings) {
     if (f.kind == "root_cause") {
       causes.push_back(&f);
+    } else if (f.kind == "fault") {
+      faults.push_back(&f);  // rank order: fault causes first, then earliest
     } else {
       ++symptoms;
       if (f.explained_by.empty()) unexplained.push_back(&f);
     }
+  }
+  // Fault events (docs/faults.md): named after the diagnoses, never instead of them.
+  std::string fault_note;
+  if (!faults.empty()) {
+    const FindingR& top = *faults.front();
+    fault_note = " " + std::to_string(faults.size()) + " fault event" +
+                 (faults.size() == 1 ? "" : "s") + "; first: " + top.host + ": " + top.title +
+                 " (" + top.id +
+                 (top.fault && !top.fault->cls.empty() ? ", " + top.fault->cls : "") +
+                 (top.first_time_ns ? ", " + fmt_time(top.first_time_ns) : "") + ").";
   }
   std::string v;
   if (!causes.empty()) {
@@ -221,6 +295,10 @@ std::string verdict(const Report& r) {
     for (size_t i = 0; i < unexplained.size(); ++i)
       v += (i == 0 ? " " : ", ") + unexplained[i]->id + " on " + unexplained[i]->host;
     v += ".";
+  } else if (!faults.empty()) {
+    v = "No diagnosed root cause;" + fault_note.substr(0, fault_note.size() - 1) +
+        "; see Fault events.";
+    fault_note.clear();
   } else if (!r.unclassified.empty()) {
     int64_t n = 0;
     for (const auto& u : r.unclassified) n += u.count;
@@ -231,6 +309,7 @@ std::string verdict(const Report& r) {
   } else {
     v = "No findings: no root cause, no symptom and no error-level signature hit in this bundle.";
   }
+  v += fault_note;
   if (r.status != "complete")
     v += " (bundle load " + r.status + ": the database may be incomplete)";
   return v;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "faultline/report/report.hpp"
+
 namespace faultline::report::detail {
 
 // A prepared statement of the report queries; errors throw std::runtime_error("report SQL: ...").
@@ -67,8 +69,29 @@ struct EvidenceGroup {
 struct FindingR;
 std::vector<EvidenceGroup> group_evidence(const FindingR& f, size_t keep = 2);
 
+struct KbCodeR {  // a knowledge-base code seen on the lines of a native fault
+  std::string pack, code, signature, title, cause, suggestion;
+  int64_t count = 0;
+};
+
+struct FaultR {  // kind "fault" findings only (docs/faults.md)
+  std::string signature, cls, component, role, code, cause, suggestion;
+  int64_t count = 0;
+  std::vector<std::string> causes, caused_by, diagnosed_by;
+  std::string pack;                 // knowledge-base pack of an imported code ("ascend-fd"), or ""
+  std::vector<KbCodeR> kb;          // native fault: KB codes on its lines
+  std::vector<std::string> native;  // KB fault: native faults sharing some of its lines
+};
+
+struct KbR {  // the knowledge-base pack of the analysis (bundles.options "kb")
+  std::string name, file, how, sha256;
+  int64_t codes = 0, skipped = 0;
+};
+
 struct FindingR {
   std::string id, kind, severity, host, title, summary, explained_by;
+  std::optional<FaultR> fault;
+  std::optional<int64_t> first_time_ns;
   double confidence = 0;
   int rank = 0;
   std::vector<std::string> explains, remediation, missing;
@@ -116,6 +139,8 @@ struct Report {
   std::vector<WarningR> warnings;
   std::vector<MemberIssue> issues;
   std::vector<Unclassified> unclassified;  // by signature
+  std::optional<KbR> kb;                   // none: no knowledge base was used
+  std::vector<UnknownTemplate> unknown;    // unrecognised errors (report.hpp)
 };
 
 // Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.

@@ -1,5 +1,9 @@
 #include "faultline/report/report.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include "faultline/core/text.hpp"
+#include "faultline/correlate/fleet.hpp"
 #include "render.hpp"
 
 namespace faultline::report {
@@ -11,8 +15,48 @@ std::optional<Format> format_from(std::string_view s) {
   return std::nullopt;
 }
 
-std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f) {
+namespace {
+
+// Every format goes to terminals (stdout) and tickets: no control character of a bundle reaches
+// them raw (text::terminal_safe; JSON keeps its meaning, see there).
+// A bundle that holds several nodes (a job's tarball: `analyze` ran the fleet correlation over
+// its hosts and stored it, docs/fleet.md "A job in one bundle"): the job's answer first, then the
+// per-host report. md: the fleet report, then the bundle report; json: the bundle object with
+// `first_failure` and `fleet` (the fleet report's object) added; html: the fleet page with the
+// bundle report's body appended.
+std::string render_job(sqlite3* db, int64_t bundle_id, const detail::Report& r, Format f) {
+  switch (f) {
+    case Format::md:
+      return detail::render_fleet_md(db, {bundle_id}) + "\n---\n\n" + detail::render_md(r);
+    case Format::json: {
+      auto j = nlohmann::ordered_json::parse(detail::render_json(r));
+      auto fl = detail::fleet_json(db, {bundle_id});
+      j["first_failure"] = fl["first_failure"];
+      j["fleet"] = std::move(fl);
+      return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    }
+    case Format::html: {
+      std::string page = detail::render_fleet_html(db, {bundle_id});
+      const std::string one = detail::render_html(r);
+      // both are our own markup (bundle text is escaped): splice the bundle's style and body
+      const size_t s0 = one.find("<style>"), s1 = one.find("</style>");
+      const size_t b0 = one.find("<body>\n"), b1 = one.rfind("</body>");
+      const size_t head = page.find("</head>"), end = page.rfind("</body>");
+      if (s0 == std::string::npos || s1 == std::string::npos || b0 == std::string::npos ||
+          b1 == std::string::npos || head == std::string::npos || end == std::string::npos)
+        return page;
+      page.insert(end, "<hr>\n" + one.substr(b0 + 7, b1 - b0 - 7));
+      page.insert(head, one.substr(s0, s1 + 8 - s0) + "\n");
+      return page;
+    }
+  }
+  return {};
+}
+
+std::string render_bundle_raw(sqlite3* db, int64_t bundle_id, Format f) {
   const detail::Report r = detail::load(db, bundle_id);
+  if (correlate::job_bundle(db, bundle_id) && correlate::load_fleet(db, {bundle_id}))
+    return render_job(db, bundle_id, r, f);
   switch (f) {
     case Format::md:
       return detail::render_md(r);
@@ -24,7 +68,7 @@ std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f) {
   return {};
 }
 
-std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f) {
+std::string render_fleet_raw(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f) {
   switch (f) {
     case Format::md:
       return detail::render_fleet_md(db, bundle_ids);
@@ -34,6 +78,16 @@ std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Fo
       return detail::render_fleet_html(db, bundle_ids);
   }
   return {};
+}
+
+}  // namespace
+
+std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f) {
+  return text::terminal_safe(render_bundle_raw(db, bundle_id, f));
+}
+
+std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f) {
+  return text::terminal_safe(render_fleet_raw(db, bundle_ids, f));
 }
 
 }  // namespace faultline::report

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,39 @@ struct Options {
   // caller, parsers + SQLite rows on a second thread. fleet turns it off in its workers (one
   // thread per bundle: -j N is the parallelism there).
   bool pipeline_threads = true;
+  // A bundle that holds several nodes (a job's tarball or folder: one sub-folder or archive per
+  // node) also gets the fleet correlation over its hosts (docs/fleet.md). fleet turns it off in
+  // its workers: the fleet correlates all bundles at the end.
+  bool job_fleet = true;
+  // The ascend-fd knowledge base (docs/faults.md): --kb FILE, else FAULTLINE_KB, else the
+  // kg-config.json of an installed ascend_fd Python package (find_kb); no_kb = --no-kb.
+  std::filesystem::path kb_file;
+  bool no_kb = false;
 };
+
+// Which knowledge-base pack a run used (the report names it).
+struct KbInfo {
+  std::string name = "ascend-fd";
+  std::string file;    // kg-config.json read, or the --rules pack file holding an imported pack
+  std::string how;     // "--kb", "FAULTLINE_KB", "found" (installed package), "--rules"
+  std::string sha256;  // of the kg-config.json ("" for a --rules pack)
+  int codes = 0;       // fault signatures of the pack
+  int skipped = 0;     // codes of the file not imported
+};
+
+// Directories searched for <dir>/ascend_fd/configuration/kg-config.json: FAULTLINE_KB_PATH
+// (':'-separated) when set, else PYTHONPATH, VIRTUAL_ENV and CONDA_PREFIX site-packages, then
+// the usual site-packages / dist-packages of /usr, /usr/local, /opt, ~/.local, pyenv, conda.
+std::vector<std::filesystem::path> kb_search_dirs();
+// The first kg-config.json of an installed ascend_fd package, or "".
+std::filesystem::path find_kb();
+// The KB a run uses given the options ("" = none); *how says why ("--kb", "FAULTLINE_KB",
+// "found"). FAULTLINE_KB=none (or an empty --kb) turns discovery off.
+std::filesystem::path choose_kb(const Options& o, std::string* how);
+// Imports a kg-config.json with the aliases of rules/kb/ascend-fd.yaml against the embedded
+// native signatures (tag::import_faultdiag). Throws std::invalid_argument on a malformed file.
+std::string import_kb(std::string_view json_text, const std::string& family,
+                      tag::ImportStats* stats);
 
 struct Outcome {
   int64_t bundle_id = -1;
@@ -35,6 +68,9 @@ struct Outcome {
   std::string error;  // for exit 3: names the file and the problem
   ingest::Result ingest;
   correlate::Summary summary;
+  size_t hosts = 0;       // hosts the bundle was split into
+  bool job = false;       // a job of its own (correlate::job_bundle): the fleet correlation ran
+  std::string job_error;  // that correlation failed (the per-host results stand)
 };
 
 // The rules of a run: the embedded rules/ tree overridden by each --rules DIR. Files of the same
@@ -44,8 +80,13 @@ struct Rules {
   std::vector<RuleFile> files;  // merged by path (classify/, diagnoses/, compat/, signatures/)
   tag::RuleSet signatures;      // loaded per root, errors in signatures.errors
   [[nodiscard]] std::vector<RuleFile> correlate_files() const;  // diagnoses/ + compat/
+  // the `fault:` blocks of the active signatures (docs/faults.md), for correlate::run
+  [[nodiscard]] std::vector<correlate::FaultDef> fault_defs() const;
+  std::optional<KbInfo> kb;  // the knowledge-base pack in `signatures`, if any
 };
-Rules load_rules(const std::vector<std::filesystem::path>& dirs);
+// kb: the kg-config.json to add as a pack ("" = none), how: as KbInfo::how.
+Rules load_rules(const std::vector<std::filesystem::path>& dirs,
+                 const std::filesystem::path& kb = {}, const std::string& how = {});
 
 // Reads the bundle into db and correlates it.
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts);

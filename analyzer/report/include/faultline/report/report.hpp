@@ -19,4 +19,32 @@ std::optional<Format> format_from(std::string_view s);
 std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f);
 std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f);
 
+// Unrecognised errors (docs/faults.md): error-level lines (error, critical) that no signature
+// recognises, grouped by their template (mask_line: numbers, times, hex, ids, addresses and paths
+// masked as <n>, <hex>, <ip>, <path>).
+struct UnknownExample {
+  std::string file;
+  int64_t line = 0;
+  std::string host, text;
+};
+struct UnknownTemplate {
+  std::string id;    // "u" + 10 hex digits of the template's sha256: stable across bundles
+  std::string text;  // the template
+  std::string kind;  // member kind of the first line
+  int64_t count = 0;
+  std::vector<std::string> hosts;  // sorted
+  std::optional<int64_t> first_ns, last_ns;
+  double concentration = 0;  // lines per host and per minute of its time range (>= 1 minute)
+  std::vector<UnknownExample> examples;  // the first 3 lines
+};
+std::string mask_line(std::string_view line);
+// The templates of a bundle, earliest first (untimed last), then the most concentrated, then the
+// most frequent; at most `max`.
+std::vector<UnknownTemplate> unrecognised_errors(sqlite3* db, int64_t bundle_id, size_t max = 20);
+// `faultline rules suggest`: a draft signature (YAML list item of a pack) for a template: its
+// literal words in order as the pattern, its example lines (with where they were seen) and the
+// first of no_match_candidates the pattern does not match as the negative example.
+std::string suggest_signature(const UnknownTemplate& u, const std::string& bundle_name,
+                              const std::vector<std::string>& no_match_candidates);
+
 }  // namespace faultline::report
