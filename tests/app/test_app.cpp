@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "../../analyzer/app/src/composite.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/core/rules.hpp"
+#include "faultline/parse/composite.hpp"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -300,7 +300,7 @@ TEST_CASE("a run killed in the middle is never reported as complete, and the dat
 }
 
 TEST_CASE("composite: each command of a pasted shell session is a section") {
-  using app::CompositeParser;
+  using parse::CompositeParser;
   // RHEL / openEuler / EulerOS prompts (seed 000 hosts), as pasted by the engineer
   CHECK(CompositeParser::banner_title("[root@a2pod-n042 ~]# npu-smi info", false) ==
         "npu-smi info");
@@ -345,7 +345,7 @@ struct Collect final : parse::Sink {
 
 Collect run_composite(const std::string& path, const std::string& text) {
   static const classify::Classifier cls(rules_under(embedded_rules(), "classify/"));
-  app::CompositeParser p(cls, path);
+  parse::CompositeParser p(cls, path);
   Collect c;
   uint32_t n = 0;
   uint64_t off = 0;

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "../../analyzer/app/src/composite.hpp"
 #include "../common/temp_dir.hpp"
 #include "faultline/app/app.hpp"
+#include "faultline/parse/composite.hpp"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -315,7 +315,7 @@ TEST_CASE("the healthy samples give no root cause and no fault event") {
 
 // Issue 15 item 3: collector dumps read as commands.
 TEST_CASE("composite: prompts after a (venv) or (conda env) prefix are section banners") {
-  using app::CompositeParser;
+  using parse::CompositeParser;
   CHECK(CompositeParser::banner_title("(venv) root@ai-train-03:~/work# npu-smi info", false) ==
         "npu-smi info");
   CHECK(CompositeParser::banner_title("(base) [root@a2pod-n042 ~]# pip list", false) == "pip list");
@@ -328,7 +328,7 @@ TEST_CASE("composite: prompts after a (venv) or (conda env) prefix are section b
 }
 
 TEST_CASE("composite: bare command lines of the environment-check files") {
-  using app::CompositeParser;
+  using parse::CompositeParser;
   CHECK(CompositeParser::bare_command(
             "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -net_health -g") ==
         "hccn_tool -i 0 -net_health -g");
@@ -559,7 +559,7 @@ TEST_CASE("an environment-check dump whose commands have no directory (npu_info_
 }
 
 TEST_CASE("composite: bare collector commands without a directory") {
-  using app::CompositeParser;
+  using parse::CompositeParser;
   CHECK(CompositeParser::bare_command("npu-smi info -t health -i 0 -c 0") ==
         "npu-smi info -t health -i 0 -c 0");
   CHECK(CompositeParser::bare_command("hccn_tool -i 0 -link_stat -g") ==

@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "faultline/app/app.hpp"
+#include "faultline/pipeline/stats.hpp"
 #include "prepared.hpp"
-#include "stats.hpp"
 
 namespace faultline::app {
 
@@ -172,7 +172,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   std::map<std::string, size_t>
       merged_sha;  // sha256 -> input index (same content twice in one run)
   const auto t0 = std::chrono::steady_clock::now();
-  const double cpu0 = cpu_seconds();
+  const double cpu0 = pipeline::cpu_seconds();
   std::mutex stats_mu;
   double prepare_s = 0, analyze_s = 0, merge_s = 0, merge_wait_s = 0, merge_cpu_s = 0,
          analyze_cpu_s = 0;
@@ -237,14 +237,14 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
           ++my_prepares;
         }
         {
-          ScopeTimer t(my_analyze);
-          const double c0 = thread_cpu_seconds();
+          pipeline::ScopeTimer t(my_analyze);
+          const double c0 = pipeline::thread_cpu_seconds();
           fs::copy_file(empty, tmp, fs::copy_options::overwrite_existing);
           // a scratch file, merged then deleted
           auto part = store::Db::open(tmp, store::Db::Durability::scratch);
           r = analyze_prepared(*part, bundles[i], o, *prepared);
           part.reset();
-          my_analyze_cpu += thread_cpu_seconds() - c0;
+          my_analyze_cpu += pipeline::thread_cpu_seconds() - c0;
         }
         if (r.exit_code != 0) {
           errors[i] = r.error;
@@ -253,8 +253,8 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
           const auto tw = std::chrono::steady_clock::now();
           std::lock_guard<std::mutex> lock(merge_mu);
           my_wait += std::chrono::duration<double>(std::chrono::steady_clock::now() - tw).count();
-          ScopeTimer t(my_merge);
-          const double c0 = thread_cpu_seconds();
+          pipeline::ScopeTimer t(my_merge);
+          const double c0 = pipeline::thread_cpu_seconds();
           // The database keys bundles by sha256: a second input with the same content would
           // replace the first one's rows. Keep the first input in input order (whichever worker
           // finishes first) and report the other one.
@@ -276,7 +276,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
             dup(i, later);
             it->second = i;
           }
-          my_merge_cpu += thread_cpu_seconds() - c0;
+          my_merge_cpu += pipeline::thread_cpu_seconds() - c0;
         }
       } catch (const std::exception& e) {
         errors[i] = bundles[i].string() + ": " + e.what();
@@ -376,7 +376,8 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
                  "(%.3f s waited for the lock)\n",
                  merge_s, merge_cpu_s, merge_wait_s);
     std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n",
-                 wall, cpu_seconds() - cpu0, wall > 0 ? mb / wall : 0.0, peak_rss_kb() / 1024);
+                 wall, pipeline::cpu_seconds() - cpu0, wall > 0 ? mb / wall : 0.0,
+                 pipeline::peak_rss_kb() / 1024);
   }
   return out;
 }

@@ -9,7 +9,7 @@
 
 #include "faultline/app/app.hpp"
 #include "faultline/classify/classify.hpp"
-#include "stats.hpp"
+#include "faultline/pipeline/stats.hpp"
 
 namespace faultline::app {
 
@@ -21,7 +21,7 @@ struct Prepared {
   // data: one per thread), built by the writing thread at the first composite file
   std::unique_ptr<classify::Classifier> section_cls;
   std::unique_ptr<tag::Engine> engine;  // null when there are no signatures
-  Span span;                            // what preparing cost
+  pipeline::Span span;                  // what preparing cost
 };
 
 // Loads the rules (embedded + opts.rule_dirs), the classifiers and the signature database

@@ -8,7 +8,7 @@
 
 #include "faultline/ingest/ingest.hpp"
 
-namespace faultline::app {
+namespace faultline::pipeline {
 
 // Wall and process CPU seconds of one stage.
 struct Span {
@@ -80,4 +80,4 @@ class ScopeTimer {
 
 void print_stats(const Stats& s, const ingest::Result& r);
 
-}  // namespace faultline::app
+}  // namespace faultline::pipeline

@@ -12,7 +12,7 @@
 #include "faultline/classify/classify.hpp"
 #include "faultline/parse/parser.hpp"
 
-namespace faultline::app {
+namespace faultline::parse {
 
 class CompositeParser final : public parse::Parser {
  public:
@@ -70,4 +70,4 @@ class CompositeParser final : public parse::Parser {
   bool after_blank_ = true;  // the previous line was blank (or this is the first line)
 };
 
-}  // namespace faultline::app
+}  // namespace faultline::parse

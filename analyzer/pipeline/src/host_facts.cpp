@@ -7,7 +7,7 @@
 
 #include "faultline/parse/install_replay.hpp"
 
-namespace faultline::app {
+namespace faultline::pipeline {
 
 namespace {
 
@@ -61,4 +61,4 @@ void derive_host_facts(store::Db& db, int64_t bundle, const std::string& host) {
   }
 }
 
-}  // namespace faultline::app
+}  // namespace faultline::pipeline

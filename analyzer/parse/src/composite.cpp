@@ -1,11 +1,11 @@
-#include "composite.hpp"
+#include "faultline/parse/composite.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include "faultline/core/text.hpp"
 
-namespace faultline::app {
+namespace faultline::parse {
 
 namespace {
 
@@ -367,4 +367,4 @@ void CompositeParser::finish(parse::Sink& sink) {
   finish_held(sink);
 }
 
-}  // namespace faultline::app
+}  // namespace faultline::parse

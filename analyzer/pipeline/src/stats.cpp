@@ -1,11 +1,11 @@
-#include "stats.hpp"
+#include "faultline/pipeline/stats.hpp"
 
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <ctime>
 
-namespace faultline::app {
+namespace faultline::pipeline {
 
 double cpu_seconds() {
   rusage ru{};
@@ -89,4 +89,4 @@ void print_stats(const Stats& s, const ingest::Result& r) {
                s.wall_s, s.cpu_s, rate(mb, s.wall_s), peak_rss_kb() / 1024);
 }
 
-}  // namespace faultline::app
+}  // namespace faultline::pipeline

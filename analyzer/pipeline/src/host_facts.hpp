@@ -7,7 +7,7 @@
 
 #include "faultline/store/store.hpp"
 
-namespace faultline::app {
+namespace faultline::pipeline {
 
 // Installed state from the install history (every install.event of the host replayed in time
 // order): install.installed.<package> for every package installed now, and
@@ -15,4 +15,4 @@ namespace faultline::app {
 // version file or package list of the host states that name. Each cites the install line.
 void derive_host_facts(store::Db& db, int64_t bundle, const std::string& host);
 
-}  // namespace faultline::app
+}  // namespace faultline::pipeline
