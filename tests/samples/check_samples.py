@@ -110,6 +110,19 @@ for name, exp in sorted(expected.items()):
         else:
             check(False, f"{label}: no golden {os.path.relpath(g, src)} (scripts/update-golden.sh)")
 
+# faultline --version: version, rules digest, the runtime library versions (docs/report.md)
+r = subprocess.run([binary, "--version"], capture_output=True, text=True)
+vlines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+check(r.returncode == 0 and re.fullmatch(r"[0-9a-f]{64}", vlines.get("rules", "")) is not None,
+      f"--version: no rules digest in {r.stdout!r}")
+for lib in ("faultline", "hyperscan", "libarchive", "sqlite", "zstd"):
+    check(re.match(r"\d+\.\d+", vlines.get(lib, "")) is not None, f"--version: no {lib} version in {r.stdout!r}")
+# with the built-in rules only, a report's digest is the one --version prints
+r = subprocess.run([binary, "analyze", "-q", "--no-cache", "--no-kb", os.path.join("samples", "healthy-node"),
+                    "--format", "json"], cwd=src, capture_output=True, text=True)
+check(r.returncode in (0, 1) and json.loads(r.stdout).get("rules_digest") == vlines.get("rules"),
+      "analyze --no-kb: rules_digest differs from --version's")
+
 # the same sample packed as archives gives the same findings
 name = "seed-driver-reboot-pending"
 with tempfile.TemporaryDirectory() as tmp:
