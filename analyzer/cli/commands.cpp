@@ -62,6 +62,14 @@ void write_output(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error(path + ": cannot be written: " + std::strerror(errno));
 }
 
+std::string version_text() {
+  std::string out = "faultline " + std::string(kVersion) + "\n";
+  out += "rules " + app::load_rules({}).digest + "\n";
+  for (const auto& [name, version] : app::library_versions()) out += name + " " + version + "\n";
+  out.pop_back();  // CLI11 ends the text with a newline
+  return out;
+}
+
 namespace {
 
 std::optional<Severity> finding_severity(const std::string& s) {

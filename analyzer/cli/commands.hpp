@@ -10,6 +10,10 @@
 
 namespace faultline::cli {
 
+// `faultline --version`: "faultline <version>", "rules <sha256 of the built-in rules>" and one
+// "<library> <runtime version>" line per library (docs/report.md "Versions").
+std::string version_text();
+
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

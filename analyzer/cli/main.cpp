@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
       "Reads a collected bundle (directory, tar, tar.gz, tar.zst, zip, nested archives), keeps\n"
       "what it found in SQLite, and reports ranked root causes with evidence and a timeline."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(fl::kVersion));
+  app.set_version_flag("--version", fl::cli::version_text,
+                       "Print the version, the rules digest and the library versions, and exit");
   app.footer(
       "Examples:\n"
       "  faultline analyze node07.tar.zst                  # report (markdown) on stdout\n"

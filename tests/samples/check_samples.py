@@ -14,6 +14,7 @@ Prints 'N passed, M failed' as its last line; exit status 1 on any failure.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,14 @@ def check(ok, what):
     else:
         failed += 1
         print("FAIL " + what)
+
+
+# The rules digest changes with every rule edit: goldens hold a placeholder (docs/report.md).
+DIGEST_RE = re.compile(r'("rules_digest": "|\| rules \| `)[0-9a-f]{64}')
+
+
+def normalise(text):
+    return DIGEST_RE.sub(lambda m: m.group(1) + "<rules-digest>", text)
 
 
 def analyze(target, fmt, cwd=src):
@@ -88,7 +97,9 @@ for name, exp in sorted(expected.items()):
     for k, v in exp.get("facts", {}).items():
         check(str(v) in facts.get(k, set()), f"{label}: fact {k}={v} not stated (got {sorted(facts.get(k, set()))[:5]})")
     md = analyze(os.path.join("samples", name), "md")
-    for ext, text in (("json", js), ("md", md)):
+    check(DIGEST_RE.search(js) is not None and DIGEST_RE.search(md) is not None,
+          f"{label}: the json and md reports carry the rules digest")
+    for ext, text in (("json", normalise(js)), ("md", normalise(md))):
         g = os.path.join(golden_dir, f"{name}.{ext}")
         if update:
             os.makedirs(golden_dir, exist_ok=True)
@@ -98,6 +109,19 @@ for name, exp in sorted(expected.items()):
             check(open(g).read() == text, f"{label}: {ext} report differs from {os.path.relpath(g, src)} (scripts/update-golden.sh)")
         else:
             check(False, f"{label}: no golden {os.path.relpath(g, src)} (scripts/update-golden.sh)")
+
+# faultline --version: version, rules digest, the runtime library versions (docs/report.md)
+r = subprocess.run([binary, "--version"], capture_output=True, text=True)
+vlines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+check(r.returncode == 0 and re.fullmatch(r"[0-9a-f]{64}", vlines.get("rules", "")) is not None,
+      f"--version: no rules digest in {r.stdout!r}")
+for lib in ("faultline", "hyperscan", "libarchive", "sqlite", "zstd"):
+    check(re.match(r"\d+\.\d+", vlines.get(lib, "")) is not None, f"--version: no {lib} version in {r.stdout!r}")
+# with the built-in rules only, a report's digest is the one --version prints
+r = subprocess.run([binary, "analyze", "-q", "--no-cache", "--no-kb", os.path.join("samples", "healthy-node"),
+                    "--format", "json"], cwd=src, capture_output=True, text=True)
+check(r.returncode in (0, 1) and json.loads(r.stdout).get("rules_digest") == vlines.get("rules"),
+      "analyze --no-kb: rules_digest differs from --version's")
 
 # the same sample packed as archives gives the same findings
 name = "seed-driver-reboot-pending"

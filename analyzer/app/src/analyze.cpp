@@ -23,8 +23,10 @@ using pipeline::SpanTimer;
 
 namespace {
 
-std::string options_json(const Options& o, const std::optional<KbInfo>& kb) {
+std::string options_json(const Options& o, const Rules& rules) {
+  const std::optional<KbInfo>& kb = rules.kb;
   nlohmann::json j;
+  j["rules_digest"] = rules.digest;  // the report prints it next to the faultline version
   if (kb)  // which knowledge-base pack was used (the report names it); absent: none
     j["kb"] = {{"name", kb->name},     {"file", kb->file},   {"how", kb->how},
                {"sha256", kb->sha256}, {"codes", kb->codes}, {"skipped", kb->skipped}};
@@ -89,7 +91,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   info.path = bundle.string();
   info.name = bundle.filename().string();
   if (info.name.empty()) info.name = bundle.parent_path().filename().string();
-  info.options_json = options_json(opts, prepared.rules.kb);
+  info.options_json = options_json(opts, prepared.rules);
   const int64_t bundle_id = db.begin_bundle(info);
   out.bundle_id = bundle_id;
 

@@ -239,10 +239,8 @@ std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
   return rs;
 }
 
-std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
+std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots) {
   Sha256 h;
-  h.update(kMagic);
-  h.update(std::to_string(kVersion) + "\n" + exe_identity() + "\n");
   for (const auto& root : roots) {
     h.update("root " + std::to_string(root.size()) + "\n");
     for (const auto& f : root) {
@@ -250,6 +248,14 @@ std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
       h.update(f.text);
     }
   }
+  return h.hex();
+}
+
+std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
+  Sha256 h;
+  h.update(kMagic);
+  h.update(std::to_string(kVersion) + "\n" + exe_identity() + "\n");
+  h.update(rules_digest(roots));
   return h.hex();
 }
 

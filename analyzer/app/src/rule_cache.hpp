@@ -2,11 +2,11 @@
 // database. Parsing the packs (YAML) is the largest fixed cost of a run (~35 ms of the ~60 ms an
 // analysis of a tiny bundle takes); reading the cached form takes about a millisecond.
 //
-// The cache key is the sha256 of the signature rule texts (every root, in order, with paths),
-// the running executable's identity (path, size, mtime: any rebuild of faultline invalidates the
-// cache, so a change of the YAML loader never meets a stale parse) and the layout version of the
-// serialized form. The file carries the sha256 of its payload; a damaged, truncated or foreign
-// file is ignored (the packs are parsed again) and rewritten.
+// The cache key is the sha256 of the signature rule texts (rules_digest: every root, in order,
+// with paths), the running executable's identity (path, size, mtime: any rebuild of faultline
+// invalidates the cache, so a change of the YAML loader never meets a stale parse) and the layout
+// version of the serialized form. The file carries the sha256 of its payload; a damaged, truncated
+// or foreign file is ignored (the packs are parsed again) and rewritten.
 #pragma once
 
 #include <filesystem>
@@ -18,6 +18,11 @@
 #include "faultline/tag/tag.hpp"
 
 namespace faultline::app {
+
+// The rules digest (faultline --version, every report): sha256 over the roots in order, each
+// file's path inside its root, size and text. Depends on the rule texts only (not on where they
+// were read from, nor on the executable). Declared in faultline/app/app.hpp.
+std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots);
 
 // Key of the parsed form of these signature roots (lowest priority first, as for
 // tag::load_signature_roots).

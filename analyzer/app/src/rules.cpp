@@ -183,6 +183,16 @@ std::vector<RuleFile> kb_root(const std::filesystem::path& kb, const std::string
   return {RuleFile{"signatures/faultdiag.yaml", std::move(yaml)}};
 }
 
+// Rules::digest: the signature roots of the run, then its merged non-signature rule files.
+std::string run_digest(std::vector<std::vector<RuleFile>> roots,
+                       const std::vector<RuleFile>& files) {
+  std::vector<RuleFile> rest;
+  for (const auto& f : files)
+    if (f.path.rfind("signatures/", 0) != 0) rest.push_back(f);
+  roots.push_back(std::move(rest));
+  return rules_digest(roots);
+}
+
 void count_kb(Rules& r) {
   if (!r.kb) return;
   r.kb->codes = 0;
@@ -202,6 +212,7 @@ Rules load_rules(const std::vector<std::filesystem::path>& dirs, const std::file
   if (auto k = kb_root(kb, how, roots, dirs, &r.kb); !k.empty())
     roots.insert(roots.begin() + 1, std::move(k));
   r.signatures = tag::load_signature_roots(roots);
+  r.digest = run_digest(roots, r.files);
   locate_rule_messages(r.signatures.errors, dirs);
   locate_rule_messages(r.signatures.warnings, dirs);
   count_kb(r);
@@ -247,6 +258,7 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
     if (auto k = kb_root(kb, how, roots, opts.rule_dirs, &p->rules.kb, cache); !k.empty())
       roots.insert(roots.begin() + 1, std::move(k));
     // the parsed packs are cached next to the compiled database (rule_cache.hpp)
+    p->rules.digest = run_digest(roots, p->rules.files);
     const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
     if (auto cached = load_cached_rules(cache, key)) {
       p->rules.signatures = std::move(*cached);

@@ -115,6 +115,21 @@ bool failed(const Report& r) {
   return r.status.rfind("failed", 0) == 0;
 }
 
+// The rules digest the analysed bundles share; "" when none is recorded, "mixed" when they were
+// analysed with different rules.
+std::string fleet_digest(const View& v) {
+  std::set<std::string> d;
+  for (const auto& r : v.bundles)
+    if (!failed(r) && !r.rules_digest.empty()) d.insert(r.rules_digest);
+  if (d.empty()) return {};
+  return d.size() == 1 ? *d.begin() : std::string("mixed");
+}
+
+std::string digest_text(const View& v) {
+  const std::string d = fleet_digest(v);
+  return d.empty() ? std::string("(not recorded)") : d;
+}
+
 View build(sqlite3* db, const std::vector<int64_t>& ids) {
   View v;
   if (auto stored = correlate::load_fleet(db, ids))
@@ -339,6 +354,10 @@ J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
   J j;
   j["schema_version"] = 1;
   j["faultline_version"] = kFaultlineVersion();
+  {  // added: the rules digest the bundles share (null: not recorded or mixed)
+    const std::string d = fleet_digest(v);
+    j["rules_digest"] = d.empty() || d == "mixed" ? J(nullptr) : J(d);
+  }
   size_t with_cause = 0;
   {
     HostSet hc;
@@ -521,6 +540,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   o << "# faultline fleet report\n\n" << v.bundles.size() << " bundles";
   if (v.failed > 0) o << " (" << v.failed << " could not be read)";
   o << ", " << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.\n\n";
+  o << "faultline " << kFaultlineVersion() << ", rules " << md_code(digest_text(v)) << "\n\n";
 
   o << "## First failure\n\n";
   if (!f.first_failure) {
@@ -738,6 +758,8 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
   o << "<p>" << v.bundles.size() << " bundles"
     << (v.failed ? " (" + std::to_string(v.failed) + " could not be read)" : "") << ", "
     << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.</p>\n";
+  o << "<p class=\"muted\">faultline " << html(kFaultlineVersion()) << ", rules <code>"
+    << html(digest_text(v)) << "</code></p>\n";
 
   o << "<h2>First failure</h2>\n";
   if (!f.first_failure) {

@@ -220,7 +220,8 @@ std::string render_html(const Report& r) {
   for (size_t i = 0; i < r.hosts.size(); ++i) o << (i ? ", " : "") << html(r.hosts[i]);
   o << "</td></tr><tr><th>files</th><td>" << r.files << " (" << r.bytes
     << " bytes uncompressed)</td></tr><tr><th>faultline</th><td>" << html(kFaultlineVersion())
-    << "</td></tr>";
+    << "</td></tr><tr><th>rules</th><td><code>"
+    << html(r.rules_digest.empty() ? "(not recorded)" : r.rules_digest) << "</code></td></tr>";
   if (r.kb)
     o << "<tr><th>knowledge base</th><td>" << html(r.kb->name) << " <code>" << html(r.kb->file)
       << "</code> (" << r.kb->codes << " codes, " << html(r.kb->how) << ")</td></tr>";

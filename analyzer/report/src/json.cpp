@@ -33,6 +33,7 @@ std::string render_json(const Report& r) {
   J j;
   j["schema_version"] = 1;
   j["faultline_version"] = kFaultlineVersion();
+  j["rules_digest"] = opt_str(r.rules_digest);  // added: sha256 of the rules the analysis used
   j["bundle"] = bundle_json(r);
   j["verdict"] = verdict(r);  // added
   if (r.kb)                   // added: the knowledge-base pack used (absent: none)

@@ -186,6 +186,7 @@ std::string render_md(const Report& r) {
   o << "| hosts | " << cell(hosts.empty() ? "(none)" : hosts, 400) << " |\n";
   o << "| files | " << r.files << " (" << r.bytes << " bytes uncompressed) |\n";
   o << "| faultline | " << kFaultlineVersion() << " |\n";
+  o << "| rules | " << (r.rules_digest.empty() ? "(not recorded)" : code(r.rules_digest)) << " |\n";
   if (r.kb)  // only when a knowledge base was used (reports without one keep their form)
     o << "| knowledge base | " << cell(r.kb->name, 60) << " "
       << code(cell(r.kb->file, 400, Esc::none)) << " (" << r.kb->codes << " codes, "

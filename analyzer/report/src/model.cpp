@@ -39,6 +39,8 @@ void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
     r.files = st.i64(4);
     r.bytes = st.i64(5);
     const auto o = nlohmann::json::parse(st.str(6), nullptr, false);
+    if (o.is_object() && o.contains("rules_digest") && o["rules_digest"].is_string())
+      r.rules_digest = o["rules_digest"].get<std::string>();
     if (o.is_object() && o.contains("kb") && o["kb"].is_object()) {
       const auto& k = o["kb"];
       KbR x;

@@ -131,6 +131,7 @@ struct Unclassified {
 struct Report {
   int64_t bundle_id = 0;
   std::string path, name, sha256, status;
+  std::string rules_digest;  // of the rules the analysis used ("" = not recorded: older database)
   int64_t files = 0, bytes = 0;
   std::vector<std::string> hosts;
   std::vector<FindingR> findings;  // rank order

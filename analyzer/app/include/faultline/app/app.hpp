@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "faultline/correlate/correlate.hpp"
@@ -83,7 +84,18 @@ struct Rules {
   // the `fault:` blocks of the active signatures (docs/faults.md), for correlate::run
   [[nodiscard]] std::vector<correlate::FaultDef> fault_defs() const;
   std::optional<KbInfo> kb;  // the knowledge-base pack in `signatures`, if any
+  // rules_digest of what the run uses: the signature roots (built-in, KB pack, each --rules DIR)
+  // and then the merged classify/, diagnoses/ and compat/ files as one more root
+  std::string digest;
 };
+
+// The rules digest (docs/report.md "Versions"): sha256 over the roots in order, each file's path
+// inside its root, size and text; the rule cache keys its parsed packs by it (rule_cache.cpp).
+std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots);
+
+// The runtime versions of the libraries in use (name, version): Hyperscan/Vectorscan,
+// libarchive, SQLite, zstd, for `faultline --version`.
+std::vector<std::pair<std::string, std::string>> library_versions();
 // kb: the kg-config.json to add as a pack ("" = none), how: as KbInfo::how.
 Rules load_rules(const std::vector<std::filesystem::path>& dirs,
                  const std::filesystem::path& kb = {}, const std::string& how = {});
