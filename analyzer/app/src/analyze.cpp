@@ -1321,6 +1321,15 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
     const std::filesystem::path kb = choose_kb(opts, &how);
     if (auto k = kb_root(kb, how, roots, opts.rule_dirs, &p->rules.kb, cache); !k.empty())
       roots.insert(roots.begin() + 1, std::move(k));
+    // what the rows depend on, for the meta table: every root and the other rule files
+    {
+      std::vector<std::vector<RuleFile>> all = roots;
+      std::vector<RuleFile> rest;
+      for (const auto& f : p->rules.files)
+        if (f.path.rfind("signatures/", 0) != 0) rest.push_back(f);
+      all.push_back(std::move(rest));
+      p->rules_digest = rules_digest(all);
+    }
     // the parsed packs are cached next to the compiled database (rule_cache.hpp)
     const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
     if (auto cached = load_cached_rules(cache, key)) {
@@ -1471,6 +1480,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
     db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members,
                    out.ingest.bytes);
   }
+  record_meta(db, prepared.rules_digest);
   t_store.stop();
 
   SpanTimer t_corr(stats.correlate);

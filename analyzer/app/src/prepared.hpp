@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "faultline/app/app.hpp"
@@ -22,6 +23,7 @@ struct Prepared {
   std::unique_ptr<classify::Classifier> section_cls;
   std::unique_ptr<tag::Engine> engine;  // null when there are no signatures
   Span span;                            // what preparing cost
+  std::string rules_digest;  // rules_digest() of every rule file in use (meta, docs/scale-out.md)
 };
 
 // Loads the rules (embedded + opts.rule_dirs), the classifiers and the signature database

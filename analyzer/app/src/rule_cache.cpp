@@ -253,6 +253,19 @@ std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
   return h.hex();
 }
 
+std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots) {
+  Sha256 h;
+  for (const auto& root : roots) {
+    if (root.empty()) continue;  // an empty --rules DIR changes nothing
+    h.update("root " + std::to_string(root.size()) + "\n");
+    for (const auto& f : root) {
+      h.update(f.path + "\n" + std::to_string(f.text.size()) + "\n");
+      h.update(f.text);
+    }
+  }
+  return h.hex();
+}
+
 std::optional<tag::RuleSet> load_cached_rules(const fs::path& dir, const std::string& key) {
   if (dir.empty()) return std::nullopt;
   std::ifstream in(cache_file(dir, key), std::ios::binary);

@@ -23,6 +23,11 @@ namespace faultline::app {
 // tag::load_signature_roots).
 std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots);
 
+// sha256 of the rule texts of these roots (every root in order, each file's path, size and
+// text), without the executable's identity: equal on every machine that runs the same rules.
+// Recorded in a database's meta table (`rules_digest`, docs/scale-out.md).
+std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots);
+
 // The cached RuleSet for key, or nullopt (missing, damaged, or another key).
 std::optional<tag::RuleSet> load_cached_rules(const std::filesystem::path& dir,
                                               const std::string& key);
