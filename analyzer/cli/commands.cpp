@@ -382,7 +382,9 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
 }
 
 void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
-  cmd.add_option("BUNDLE_OR_DIR", a.inputs, "Node bundles, or directories holding them")
+  cmd.add_option("BUNDLE_OR_DIR", a.inputs,
+                 "Node bundles, or directories holding them; or per-node databases of `analyze "
+                 "--db` (files, a folder of *.db, a manifest listing them: docs/scale-out.md)")
       ->required();
   cmd.add_option("-j,--jobs", a.jobs, "Bundles analyzed in parallel (default: number of cores)");
   cmd.add_option("--db", a.db, "Keep the fleet analysis in this SQLite file");
@@ -512,13 +514,31 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
     if (!fs::exists(i, ec)) throw UsageError(i + ": no such file or directory");
     inputs.emplace_back(i);
   }
-  const auto bundles = app::expand_fleet_inputs(inputs);
+  // per-node databases (docs/scale-out.md) or node bundles; the output database is no input
+  app::FleetInputs split;
+  try {
+    split = app::split_fleet_inputs(inputs, a.db.empty() ? fs::path() : fs::path(a.db));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("manifest: ") + e.what());
+  }
+  if (!split.databases.empty() && !split.bundles.empty())
+    throw UsageError("give node bundles or per-node databases, not both (" +
+                     split.bundles.front().string() + " is a bundle, " +
+                     split.databases.front().string() +
+                     " a database): analyze the bundle with `faultline analyze BUNDLE --db "
+                     "NODE.db` first");
+  const bool merge = !split.databases.empty();
+  if (merge) {
+    if (const auto problem = app::check_node_databases(split.databases); !problem.empty())
+      throw UsageError(problem);
+  }
+  const auto& bundles = merge ? split.databases : split.bundles;
   if (bundles.empty()) throw UsageError("no bundles found in the inputs");
   DbFile dbf(a.db);
   // not a scratch database even when temporary: a failed merge is rolled back and the fleet
   // goes on with the other bundles
   auto db = store::Db::open(dbf.path());
-  const auto out = app::fleet(*db, bundles, o, a.jobs);
+  const auto out = merge ? app::fleet_merge(*db, bundles, o) : app::fleet(*db, bundles, o, a.jobs);
   for (const auto& f : out.failures)
     std::cerr << "faultline fleet: skipped " << f.bundle << ": " << f.message << "\n";
   if (out.bundle_ids.empty()) {

@@ -146,6 +146,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
     db.finish_load(bundle_id, out.ingest.sha256, out.ingest.size, out.ingest.members,
                    out.ingest.bytes);
   }
+  record_meta(db, prepared.rules.digest);
   t_store.stop();
 
   SpanTimer t_corr(stats.correlate);

@@ -11,10 +11,12 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "faultline/app/app.hpp"
+#include "faultline/core/types.hpp"
 #include "faultline/pipeline/stats.hpp"
 #include "prepared.hpp"
 
@@ -71,7 +73,356 @@ std::string ref_table(const std::string& table, const std::string& col) {
   return "";
 }
 
+std::optional<std::string> meta_value(sqlite3* db, const std::string& schema,
+                                      const std::string& key) {
+  std::optional<std::string> v;
+  sqlite3_stmt* s = nullptr;
+  const std::string sql = "SELECT value FROM " + schema + ".meta WHERE key=?";
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) return v;
+  sqlite3_bind_text(s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    v = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  return v;
+}
+
+// The meta value of a database that receives rows made with `incoming`: that value when the
+// database holds no other bundle, else "mixed" unless both agree.
+void put_meta(sqlite3* db, const std::string& key, const std::optional<std::string>& incoming,
+              bool alone) {
+  const auto have = meta_value(db, "main", key);
+  std::optional<std::string> v = incoming;
+  if (!alone && (!have || !incoming || *have != *incoming)) v = kMetaMixed;
+  sqlite3_stmt* s = nullptr;
+  if (v) {
+    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO main.meta(key,value) VALUES(?,?)", -1, &s,
+                       nullptr);
+    sqlite3_bind_text(s, 2, v->c_str(), -1, SQLITE_TRANSIENT);
+  } else {
+    sqlite3_prepare_v2(db, "DELETE FROM main.meta WHERE key=?", -1, &s, nullptr);
+  }
+  sqlite3_bind_text(s, 1, key.c_str(), -1, SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE)
+    throw store::StoreError(std::string("database error: cannot write meta: ") +
+                            sqlite3_errmsg(db));
+}
+
+// A read-only connection to one input database, closed at the end of the scope.
+struct ReadOnly {
+  sqlite3* h = nullptr;
+  explicit ReadOnly(const fs::path& p) {
+    if (sqlite3_open_v2(p.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+      sqlite3_close(h);
+      h = nullptr;
+    }
+  }
+  ~ReadOnly() { sqlite3_close(h); }
+  ReadOnly(const ReadOnly&) = delete;
+  ReadOnly& operator=(const ReadOnly&) = delete;
+};
+
+std::vector<std::pair<std::string, std::string>> strings2(sqlite3* db, const char* sql) {
+  std::vector<std::pair<std::string, std::string>> out;
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK) return out;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    auto col = [&](int i) {
+      const auto* t = sqlite3_column_text(s, i);
+      return t ? std::string(reinterpret_cast<const char*>(t)) : std::string();
+    };
+    out.emplace_back(col(0), col(1));
+  }
+  sqlite3_finalize(s);
+  return out;
+}
+
+// After the merges: a row for every input that failed, then the cross-node correlation.
+void finish_fleet(store::Db& db, const std::vector<fs::path>& inputs,
+                  const std::vector<std::vector<int64_t>>& ids,
+                  const std::vector<std::string>& errors, FleetOutcome& out) {
+  std::vector<int64_t> failed_ids;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!errors[i].empty()) {
+      out.failures.push_back({inputs[i].string(), errors[i]});
+      // a row for the broken bundle, so that the fleet report lists it with the reason
+      const int64_t b = db.begin_bundle({inputs[i].string(), inputs[i].filename().string(), "{}"});
+      db.add_warning(b, Warning{"", errors[i]});
+      db.finish_load(b, "failed:" + inputs[i].string(), 0, 0, 0);
+      db.mark_failed(b, errors[i]);
+      failed_ids.push_back(b);
+      continue;
+    }
+    out.bundle_ids.insert(out.bundle_ids.end(), ids[i].begin(), ids[i].end());
+  }
+  // Fleet-level correlation over the merged rows (docs/fleet.md): first failure, clock offsets.
+  if (!out.bundle_ids.empty()) {
+    try {
+      correlate::run_fleet(db.handle(), out.bundle_ids, failed_ids);
+    } catch (const std::exception& e) {
+      out.correlation_error = e.what();
+      // Keep a run without the cross-node inference whose note says why, so that the report
+      // (now and from `report --db`) shows the per-node results and the failure instead of
+      // running the inference again at render time.
+      correlate::FleetResult empty;
+      empty.bundle_ids = out.bundle_ids;
+      empty.failed_ids = failed_ids;
+      std::sort(empty.failed_ids.begin(), empty.failed_ids.end());
+      empty.notes.push_back("the cross-node correlation failed (" + out.correlation_error +
+                            "): first failure, clock offsets and ranks are not computed; the "
+                            "per-node results stand");
+      try {
+        correlate::store_fleet(db.handle(), empty);
+      } catch (const std::exception&) {
+        // the database refuses the fleet tables altogether: the caller reports the error
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void record_meta(store::Db& db, const std::string& rules_digest) {
+  sqlite3* h = db.handle();
+  const bool alone = scalar(h, "SELECT count(*) FROM bundles") <= 1;
+  put_meta(h, kMetaVersion, std::string(kVersion), alone);
+  put_meta(h, kMetaRulesDigest, rules_digest, alone);
+}
+
+bool is_sqlite_file(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return false;
+  std::FILE* f = std::fopen(p.c_str(), "rb");
+  if (!f) return false;
+  char head[16] = {};
+  const size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  return n == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+namespace {
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return !b.empty() && fs::equivalent(a, b, ec) && !ec;
+}
+
+// A manifest: a small text file (not an archive, not SQLite) whose first entry is a database.
+// Returns its entries (resolved against its folder), or nullopt when it is no manifest.
+std::optional<std::vector<fs::path>> read_manifest(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec) || is_archive_name(p.filename().string()) ||
+      fs::file_size(p, ec) > (16U << 20) || is_sqlite_file(p))
+    return std::nullopt;
+  std::FILE* f = std::fopen(p.c_str(), "rb");
+  if (!f) return std::nullopt;
+  std::vector<fs::path> out;
+  std::string line;
+  size_t lineno = 0;
+  bool is_manifest = false;
+  auto take = [&]() -> bool {
+    ++lineno;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.pop_back();
+    size_t b = line.find_first_not_of(" \t");
+    if (b == std::string::npos || line[b] == '#') return true;
+    fs::path e = line.substr(b);
+    if (e.is_relative()) e = p.parent_path() / e;
+    if (!is_manifest) {
+      if (!is_sqlite_file(e)) return false;  // not a list of databases: a bundle file
+      is_manifest = true;
+    }
+    if (!fs::exists(e, ec))
+      throw std::invalid_argument(p.string() + ":" + std::to_string(lineno) + ": " + e.string() +
+                                  ": no such file");
+    out.push_back(e);
+    return true;
+  };
+  int c;
+  bool ok = true;
+  try {
+    while (ok && (c = std::fgetc(f)) != EOF) {
+      if (c == '\n') {
+        ok = take();
+        line.clear();
+      } else if (c == '\0') {
+        ok = false;  // binary
+      } else {
+        line += static_cast<char>(c);
+      }
+    }
+    if (ok && !line.empty()) ok = take();
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);
+  if (!ok || !is_manifest) return std::nullopt;
+  return out;
+}
+
+// A folder whose entries (but hidden ones and READMEs) are all *.db files: those, sorted.
+std::optional<std::vector<fs::path>> database_folder(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) return std::nullopt;
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(p, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.' || name == "README.md" || name == "README") continue;
+    // the lock, WAL and shared-memory files of a database written beside
+    if (name.ends_with(".db-wal") || name.ends_with(".db-shm") || name.ends_with(".db.lock") ||
+        name.ends_with(".db-journal"))
+      continue;
+    if (!name.ends_with(".db") || !e.is_regular_file(ec)) return std::nullopt;
+    out.push_back(e.path());
+  }
+  if (out.empty()) return std::nullopt;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+FleetInputs split_fleet_inputs(const std::vector<fs::path>& in, const fs::path& exclude) {
+  FleetInputs r;
+  std::vector<fs::path> others;
+  std::set<std::string> seen;
+  auto add_db = [&](const fs::path& p) {
+    if (same_file(p, exclude)) return;
+    if (seen.insert(p.lexically_normal().string()).second) r.databases.push_back(p);
+  };
+  for (const auto& p : in) {
+    if (is_sqlite_file(p)) {
+      add_db(p);
+    } else if (auto dir = database_folder(p)) {
+      for (const auto& d : *dir) add_db(d);
+    } else if (auto list = read_manifest(p)) {
+      for (const auto& d : *list) add_db(d);
+    } else {
+      others.push_back(p);
+    }
+  }
+  if (!others.empty()) r.bundles = expand_fleet_inputs(others);
+  return r;
+}
+
+std::string check_node_databases(const std::vector<fs::path>& dbs) {
+  std::vector<std::string> problems;
+  // (version, digest) -> files
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> kinds;
+  for (const auto& p : dbs) {
+    ReadOnly ro(p);
+    if (!ro.h) {
+      problems.push_back(p.string() + ": cannot be opened");
+      continue;
+    }
+    if (scalar(ro.h,
+               "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
+               "('bundles','meta','members','findings')") != 4) {
+      problems.push_back(p.string() +
+                         ": a SQLite database not written by faultline (no bundles table)");
+      continue;
+    }
+    if (const int64_t v = scalar(ro.h, "PRAGMA user_version"); v > store::schema_version()) {
+      problems.push_back(p.string() + ": database schema version " + std::to_string(v) +
+                         " is newer than this faultline (" +
+                         std::to_string(store::schema_version()) + ")");
+      continue;
+    }
+    // a node whose analysis did not complete is reported as such by the merge, not refused
+    if (scalar(ro.h, "SELECT count(*) FROM bundles WHERE status='complete'") == 0) continue;
+    const auto version = meta_value(ro.h, "main", kMetaVersion);
+    const auto digest = meta_value(ro.h, "main", kMetaRulesDigest);
+    if (!version || !digest) {
+      problems.push_back(p.string() +
+                         ": records no faultline version and rules digest (written by a "
+                         "faultline before 0.1.0's scale-out, or not by `analyze --db`): analyze "
+                         "its bundle again");
+      continue;
+    }
+    if (*version == kMetaMixed || *digest == kMetaMixed) {
+      problems.push_back(p.string() +
+                         ": holds analyses made by different faultline versions or rules");
+      continue;
+    }
+    kinds[{*version, *digest}].push_back(p.string());
+  }
+  if (kinds.size() > 1) {
+    std::string m =
+        "the databases were written by different faultline versions or rules (merge only "
+        "analyses made with the same faultline and rules):";
+    for (const auto& [k, files] : kinds) {
+      m += "\n  faultline " + k.first + ", rules " + k.second.substr(0, 12) + ": ";
+      for (size_t i = 0; i < files.size() && i < 5; ++i) m += (i ? ", " : "") + files[i];
+      if (files.size() > 5) m += " and " + std::to_string(files.size() - 5) + " more";
+    }
+    problems.push_back(m);
+  }
+  std::string out;
+  for (const auto& p : problems) out += (out.empty() ? "" : "\n") + p;
+  return out;
+}
+
+FleetOutcome fleet_merge(store::Db& db, const std::vector<fs::path>& dbs, const Options& opts) {
+  FleetOutcome out;
+  std::vector<std::vector<int64_t>> ids(dbs.size());
+  std::vector<std::string> errors(dbs.size());
+  std::map<std::string, size_t> merged_sha;  // sha256 -> input index
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = pipeline::cpu_seconds();
+  db.exec("PRAGMA wal_autocheckpoint=16384");
+  for (size_t i = 0; i < dbs.size(); ++i) {
+    try {
+      std::vector<std::pair<std::string, std::string>> shas;  // sha256, status
+      {
+        ReadOnly ro(dbs[i]);
+        if (!ro.h) throw std::runtime_error("cannot be opened");
+        shas = strings2(ro.h, "SELECT sha256, status FROM bundles ORDER BY id");
+      }
+      std::string dup;
+      size_t complete = 0;
+      for (const auto& [sha, status] : shas) {
+        if (status == "complete") ++complete;
+        if (auto it = merged_sha.find(sha); it != merged_sha.end() && dup.empty())
+          dup = dbs[i].string() + ": same content (sha256 " + sha.substr(0, 12) + "...) as " +
+                dbs[it->second].string() + ": merged once";
+      }
+      if (shas.empty() || complete < shas.size()) {
+        errors[i] = dbs[i].string() +
+                    ": holds no complete analysis (the node's `faultline analyze` failed or was "
+                    "interrupted: see its log)";
+      } else if (!dup.empty()) {
+        errors[i] = dup;
+      } else {
+        ids[i] = merge_database(db, dbs[i]);
+        for (const auto& sh : shas) merged_sha.emplace(sh.first, i);
+      }
+    } catch (const std::exception& e) {
+      errors[i] = dbs[i].string() + ": " + e.what();
+    }
+    if (opts.progress) {
+      std::fprintf(stderr, "\rfaultline fleet: %zu/%zu databases merged   ", i + 1, dbs.size());
+      std::fflush(stderr);
+    }
+  }
+  db.exec("PRAGMA wal_autocheckpoint=1000");
+  if (opts.progress) std::fputs("\n", stderr);
+  const double merge_wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finish_fleet(db, dbs, ids, errors, out);
+  if (opts.stats) {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "faultline fleet stats:\n");
+    std::fprintf(stderr, "  input      %zu databases (%zu failed)\n", dbs.size(),
+                 out.failures.size());
+    std::fprintf(stderr, "  merge      %8.3f s wall, one database at a time\n", merge_wall);
+    std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, peak RSS %ld MB\n", wall,
+                 pipeline::cpu_seconds() - cpu0, pipeline::peak_rss_kb() / 1024);
+  }
+  return out;
+}
 
 std::vector<fs::path> expand_fleet_inputs(const std::vector<fs::path>& in) {
   std::vector<fs::path> out;
@@ -122,6 +473,10 @@ std::vector<int64_t> merge_database(store::Db& db, const fs::path& src) {
     db.begin();
     // replace bundles analysed before
     db.exec("DELETE FROM main.bundles WHERE sha256 IN (SELECT sha256 FROM src.bundles)");
+    // the version and rules the rows were made with (docs/scale-out.md)
+    const bool alone = scalar(h, "SELECT count(*) FROM main.bundles") == 0;
+    for (const char* k : {kMetaVersion, kMetaRulesDigest})
+      put_meta(h, k, meta_value(h, "src", k), alone);
     std::map<std::string, int64_t> off;
     for (const auto& t : tables())
       if (t != "member_text") off[t] = scalar(h, "SELECT coalesce(max(id),0) FROM main." + t);
@@ -317,44 +672,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   db.exec("PRAGMA wal_autocheckpoint=1000");
   if (tty) std::fputs("\n", stderr);
 
-  std::vector<int64_t> failed_ids;
-  for (size_t i = 0; i < bundles.size(); ++i) {
-    if (!errors[i].empty()) {
-      out.failures.push_back({bundles[i].string(), errors[i]});
-      // a row for the broken bundle, so that the fleet report lists it with the reason
-      const int64_t b =
-          db.begin_bundle({bundles[i].string(), bundles[i].filename().string(), "{}"});
-      db.add_warning(b, Warning{"", errors[i]});
-      db.finish_load(b, "failed:" + bundles[i].string(), 0, 0, 0);
-      db.mark_failed(b, errors[i]);
-      failed_ids.push_back(b);
-      continue;
-    }
-    out.bundle_ids.insert(out.bundle_ids.end(), ids[i].begin(), ids[i].end());
-  }
-  // Fleet-level correlation over the merged rows (docs/fleet.md): first failure, clock offsets.
-  if (!out.bundle_ids.empty()) {
-    try {
-      correlate::run_fleet(db.handle(), out.bundle_ids, failed_ids);
-    } catch (const std::exception& e) {
-      out.correlation_error = e.what();
-      // Keep a run without the cross-node inference whose note says why, so that the report
-      // (now and from `report --db`) shows the per-node results and the failure instead of
-      // running the inference again at render time.
-      correlate::FleetResult empty;
-      empty.bundle_ids = out.bundle_ids;
-      empty.failed_ids = failed_ids;
-      std::sort(empty.failed_ids.begin(), empty.failed_ids.end());
-      empty.notes.push_back("the cross-node correlation failed (" + out.correlation_error +
-                            "): first failure, clock offsets and ranks are not computed; the "
-                            "per-node results stand");
-      try {
-        correlate::store_fleet(db.handle(), empty);
-      } catch (const std::exception&) {
-        // the database refuses the fleet tables altogether: the caller reports the error
-      }
-    }
-  }
+  finish_fleet(db, bundles, ids, errors, out);
   if (opts.stats) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -242,6 +242,7 @@ std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
 std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots) {
   Sha256 h;
   for (const auto& root : roots) {
+    if (root.empty()) continue;  // an empty --rules DIR changes nothing
     h.update("root " + std::to_string(root.size()) + "\n");
     for (const auto& f : root) {
       h.update(f.path + "\n" + std::to_string(f.text.size()) + "\n");

@@ -21,7 +21,8 @@ namespace faultline::app {
 
 // The rules digest (faultline --version, every report): sha256 over the roots in order, each
 // file's path inside its root, size and text. Depends on the rule texts only (not on where they
-// were read from, nor on the executable). Declared in faultline/app/app.hpp.
+// were read from, nor on the executable); an empty root (an empty --rules DIR) changes nothing.
+// Also recorded in a database's meta table (docs/scale-out.md). Declared in faultline/app/app.hpp.
 std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots);
 
 // Key of the parsed form of these signature roots (lowest priority first, as for

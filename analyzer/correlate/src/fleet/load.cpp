@@ -111,6 +111,14 @@ void load_hits(Ctx& c) {
                           " lines in one bundle; the first ones were used");
     }
   }
+  // one order whatever order the bundles were loaded or merged in (fleet -j N merges as workers
+  // finish; per-node databases merge in input order): time, then host, file and line
+  for (auto& [sig, v] : c.hits)
+    std::stable_sort(v.begin(), v.end(), [](const HitR& a, const HitR& b) {
+      if (a.t.has_value() != b.t.has_value()) return a.t.has_value();
+      if (a.t && *a.t != *b.t) return *a.t < *b.t;
+      return std::tie(a.host, a.file, a.line) < std::tie(b.host, b.file, b.line);
+    });
 }
 
 void load_first_errors(Ctx& c) {

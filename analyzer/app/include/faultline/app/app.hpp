@@ -130,6 +130,44 @@ FleetOutcome fleet(store::Db& db, const std::vector<std::filesystem::path>& bund
 // with the same sha256. Returns the new bundle ids.
 std::vector<int64_t> merge_database(store::Db& db, const std::filesystem::path& src);
 
+// --- scale-out (docs/scale-out.md): per-node databases merged by `fleet` ---
+
+// meta keys of a database: the faultline version and the rules digest (rule_cache.hpp
+// rules_digest) its analyses were made with; "mixed" when its bundles disagree.
+inline constexpr const char* kMetaVersion = "faultline_version";
+inline constexpr const char* kMetaRulesDigest = "rules_digest";
+inline constexpr const char* kMetaMixed = "mixed";
+
+// Records this build's version and rules_digest in db's meta table after a bundle's rows are
+// loaded (a value another bundle of the database disagrees with becomes "mixed").
+void record_meta(store::Db& db, const std::string& rules_digest);
+
+// True when the file starts with the SQLite header.
+bool is_sqlite_file(const std::filesystem::path& p);
+
+// fleet's inputs split into node bundles and per-node databases: a SQLite file is a database, a
+// folder whose entries are all *.db files is those databases, a text file whose first entry
+// names a SQLite file is a manifest (one path a line, relative to the manifest's folder, '#'
+// comments). exclude (the output database) is left out. Throws std::invalid_argument for a
+// manifest line that names no file.
+struct FleetInputs {
+  std::vector<std::filesystem::path> bundles;    // expand_fleet_inputs of the others
+  std::vector<std::filesystem::path> databases;  // in input order, duplicates removed
+};
+FleetInputs split_fleet_inputs(const std::vector<std::filesystem::path>& in,
+                               const std::filesystem::path& exclude = {});
+
+// "" when the databases can be merged; else why not, naming the files: a file faultline did not
+// write, one without a recorded version/rules digest, a schema newer than this build, or
+// databases of different faultline versions or rule sets. Opens one file at a time.
+std::string check_node_databases(const std::vector<std::filesystem::path>& dbs);
+
+// `fleet` over per-node databases: merges them into db one at a time (merge_database, in input
+// order) and runs the fleet correlation, as fleet() does after its workers. A database without a
+// complete analysis, or with the content of an earlier one, becomes a failure entry.
+FleetOutcome fleet_merge(store::Db& db, const std::vector<std::filesystem::path>& dbs,
+                         const Options& opts);
+
 // Default cache directory for compiled rule databases ($XDG_CACHE_HOME/faultline or
 // ~/.cache/faultline; empty when neither can be used).
 std::filesystem::path default_cache_dir();
