@@ -9,13 +9,14 @@
 #     JOB_COMPLETION_INDEX set, through `xargs -P 2` (/data mapped to a local folder).
 # Data: the 8-node sample samples/fleet-hccl-cascade, and a multi-host HCCL job of one-file
 # nodes in the shape of tests/fleet/many_bundles.sh (SetupAgent identity lines, error CQEs whose
-# remote is one node's device IP), 300 nodes merged under `ulimit -n 64`. Then the refusals:
+# remote is one node's device IP), 120 nodes (more inputs than descriptors) merged under
+# `ulimit -n 64`. Then the refusals:
 # mixed rules, mixed versions, a database faultline did not write, one without meta, bundles and
 # databases mixed (exit 2, the files named), and a node whose analysis failed (reported).
 set -eu
 bin=$1
 src=$2
-n=${SCALEOUT_NODES:-300}
+n=${SCALEOUT_NODES:-120}
 work=$(mktemp -d "${TMPDIR:-/tmp}/faultline-scaleout-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 so="$src/docs/scale-out"
