@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/sql.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/parse/composite.hpp"
@@ -32,15 +33,7 @@ fs::path temp_path(const std::string& name) {
   return p;
 }
 
-std::string scalar(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* s = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-  std::string v;
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-    v = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  return v;
-}
+using test::scalar;
 
 int run(const std::string& cmd) {
   const int rc = std::system(cmd.c_str());

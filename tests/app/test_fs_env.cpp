@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/sql.hpp"
 #include "faultline/app/app.hpp"
 
 using namespace faultline;
@@ -27,15 +28,7 @@ fs::path temp_path(const std::string& name) {
   return p;
 }
 
-std::string scalar(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* s = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-  std::string v;
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-    v = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  return v;
-}
+using test::scalar;
 
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());

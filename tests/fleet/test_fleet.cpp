@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/sql.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/core/time.hpp"
 #include "faultline/correlate/fleet.hpp"
@@ -89,15 +90,7 @@ app::Options quiet_options() {
   return o;
 }
 
-std::string scalar(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* s = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-  std::string v;
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-    v = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
-  sqlite3_finalize(s);
-  return v;
-}
+using test::scalar;
 
 // "2026-03-14-02:41:16.528.880": plog header / opData timeStamp form.
 std::string dash(int64_t ns) {
