@@ -1,6 +1,7 @@
 // bench_gen: deterministic, realistic Ascend support bundles for the end-to-end benchmark.
 //
 //   bench_gen bundle DIR [--size 1G] [--hits 300] [--seed N] [--host NAME] [--devices 8]
+//                        [--profile mix|plog]
 //       writes one asys-style bundle tree (dfx/log/host/..., dfx/log/device/dev-os-N/...) of
 //       about SIZE bytes of text under DIR: plogs, host-side device app logs, device OS logs,
 //       firmware (TSCH) logs, event logs, device syslog, slogd, host_kernel.log, dmesg, syslog and
@@ -8,13 +9,17 @@
 //       timestamp and some of its numbers redrawn; ~4% are WARNING/ERROR lines; HITS lines are
 //       signature match examples (of signatures that apply to the member's kind) spread over the
 //       bundle in proportion to the bytes. Corpus lines that hit a signature are left out of the
-//       pools, so the injected lines are the only signature hits.
+//       pools, so the injected lines are the only signature hits. --profile plog: mostly plogs
+//       and training console logs (train_log lines come from a corpus holding rank/worker/train
+//       logs, e.g. `--corpus <real> --corpus samples`), as in real training-job bundles.
 //   bench_gen fleet DIR [--nodes 200] [--node-size 2M] [--hits 4] [--seed N] [--devices 8]
 //       writes DIR/node-NNN/ trees, one small bundle per node (host name node-NNN).
 //   bench_gen patterns FILE
 //       writes the active signature patterns one per line for `rg -f` ((?i) when caseless).
 //
-// Common options: --corpus DIR (real corpus root; default FAULTLINE_CORPUS_DIR), --rules DIR
+// Common options: --corpus DIR (real corpus root; default FAULTLINE_CORPUS_DIR; repeatable: the
+// first replaces the default, more add to the line pools), --corpus-add DIR (one more corpus
+// next to the default), --rules DIR
 // (rules root with signatures/; default: the rules embedded in faultline).
 // The same arguments give the same bytes on every run and machine (own xorshift generator, no
 // std distributions, no clock).
@@ -220,15 +225,22 @@ std::string corpus_kind(const std::string& p) {
   if (has("host_kernel.log")) return "host_kernel_log";
   if (has("/host/message/syslog")) return "syslog";
   if (has("ascend_install.log")) return "install_log";
+  // training / serving console logs (rules/classify/kinds.yaml train_log: rank-N.txt,
+  // worker_N.log, train*.log, stdout ...), e.g. the samples' msrun and torch logs
+  const std::string name = p.substr(p.rfind('/') + 1);
+  for (std::string_view k : {"train", "rank", "worker", "stdout", "console"})
+    if (name.rfind(k, 0) == 0 && (name.ends_with(".log") || name.ends_with(".txt")))
+      return "train_log";
   return "";
 }
 
-std::map<std::string, Pool> load_pools(const fs::path& corpus, const faultline::tag::Engine& eng,
-                                       size_t* dropped) {
+std::map<std::string, Pool> load_pools(const std::vector<fs::path>& corpora,
+                                       const faultline::tag::Engine& eng, size_t* dropped) {
   std::map<std::string, Pool> pools;
   std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(corpus))
-    if (e.is_regular_file()) files.push_back(e.path());
+  for (const auto& corpus : corpora)
+    for (const auto& e : fs::recursive_directory_iterator(corpus))
+      if (e.is_regular_file()) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
     const std::string kind = corpus_kind(f.generic_string());
@@ -569,6 +581,54 @@ std::vector<Member> plan(uint64_t total, int devices) {
   return out;
 }
 
+// The plog-heavy profile (issue 19): what most real asys / npu_log_collect bundles of a
+// training job are made of. Per device: the training process's run and debug plogs (60%), its
+// host-side device log (10%) and the rank's console log (20%); the host's kernel log, syslog
+// and install log and the device OS logs share the rest.
+std::vector<Member> plan_plog(uint64_t total, int devices) {
+  const std::string root = "asys_output_20250508095626087/dfx/log/";
+  auto share = [&](double pct) {
+    return static_cast<uint64_t>(static_cast<double>(total) * pct / 100.0);
+  };
+  constexpr uint64_t MiB = 1 << 20;
+  std::vector<Member> out;
+  int sid = 0;
+  const auto d = static_cast<uint64_t>(devices);
+  for (int i = 0; i < devices; ++i) {
+    const std::string pid = std::to_string(155320 + 1117 * i);
+    series(out, sid, "plog", share(36) / d, 20 * MiB, pid, [&](uint64_t, const std::string& ts) {
+      return root + "host/cann/run/plog/plog-" + pid + "_" + ts + ".log";
+    });
+    series(out, sid, "plog", share(24) / d, 20 * MiB, pid, [&](uint64_t, const std::string& ts) {
+      return root + "host/cann/debug/plog/plog-" + pid + "_" + ts + ".log";
+    });
+    series(out, sid, "device_app_log", share(10) / d, 20 * MiB, pid,
+           [&](uint64_t, const std::string& ts) {
+             return root + "host/cann/run/device-" + std::to_string(i) + "/device-" + pid + "_" +
+                    ts + ".log";
+           });
+    series(out, sid, "train_log", share(20) / d, 64 * MiB, pid,
+           [&](uint64_t k, const std::string&) {
+             return "training/worker_" + std::to_string(i) + ".log" +
+                    (k ? "." + std::to_string(k) : "");
+           });
+    series(out, sid, "device_os_log", share(4) / d, MiB, "", [&](uint64_t, const std::string& ts) {
+      return root + "device/dev-os-" + std::to_string(i) + "/system/run/device-os/device-os_" + ts +
+             ".log";
+    });
+  }
+  series(out, sid, "host_kernel_log", share(2), 32 * MiB, "", [&](uint64_t k, const std::string&) {
+    return root + "host/driver/host_kernel.log" + (k ? "." + std::to_string(k) : "");
+  });
+  series(out, sid, "syslog", share(3), 64 * MiB, "", [&](uint64_t k, const std::string&) {
+    return root + "host/message/syslog" + (k ? "." + std::to_string(k) : "");
+  });
+  series(out, sid, "install_log", share(1), 64 * MiB, "", [&](uint64_t k, const std::string&) {
+    return root + "host/install/ascend_install.log" + (k ? "." + std::to_string(k) : "");
+  });
+  return out;
+}
+
 // ---- CLI ------------------------------------------------------------------------------------
 
 uint64_t parse_size(const std::string& s) {
@@ -596,11 +656,11 @@ RuleSet load_rules(const fs::path& dir) {
 
 int usage() {
   std::cerr << "usage: bench_gen bundle DIR [--size 1G] [--hits 300] [--seed N] [--host NAME] "
-               "[--devices 8]\n"
+               "[--devices 8] [--profile mix|plog]\n"
                "       bench_gen fleet DIR [--nodes 200] [--node-size 2M] [--hits 4] [--seed N] "
                "[--devices 8]\n"
                "       bench_gen patterns FILE\n"
-               "       common: [--corpus DIR] [--rules DIR]\n";
+               "       common: [--corpus DIR]... [--corpus-add DIR]... [--rules DIR]\n";
   return 2;
 }
 
@@ -619,7 +679,10 @@ int main(int argc, char** argv) {
   if (argc < 3) return usage();
   const std::string cmd = argv[1];
   const fs::path out = argv[2];
-  fs::path corpus = FAULTLINE_CORPUS_DIR, rules;
+  std::vector<fs::path> corpora{FAULTLINE_CORPUS_DIR};
+  bool corpus_given = false;
+  fs::path rules;
+  std::string profile = "mix";
   uint64_t size = 1ULL << 30, node_size = 2ULL << 20, seed = 1;
   int64_t hits = -1;
   int nodes = 200, devices = 8;
@@ -643,9 +706,16 @@ int main(int argc, char** argv) {
         devices = std::max(1, std::stoi(v));
       else if (a == "--host")
         host = v;
-      else if (a == "--corpus")
-        corpus = v;
-      else if (a == "--rules")
+      else if (a == "--corpus") {
+        if (!corpus_given) corpora.clear();  // the first --corpus replaces the default
+        corpus_given = true;
+        corpora.emplace_back(v);
+      } else if (a == "--corpus-add") {
+        corpora.emplace_back(v);
+      } else if (a == "--profile") {
+        if (v != "mix" && v != "plog") return usage();
+        profile = v;
+      } else if (a == "--rules")
         rules = v;
       else
         return usage();
@@ -670,23 +740,27 @@ int main(int argc, char** argv) {
       std::cerr << err << "\n";
       return 3;
     }
-    if (!fs::is_directory(corpus)) {
-      std::cerr << corpus << ": corpus directory not found (--corpus DIR)\n";
-      return 3;
-    }
+    for (const auto& corpus : corpora)
+      if (!fs::is_directory(corpus)) {
+        std::cerr << corpus << ": corpus directory not found (--corpus DIR)\n";
+        return 3;
+      }
     size_t dropped = 0;
-    Generator gen(load_pools(corpus, *engine, &dropped), rs);
+    Generator gen(load_pools(corpora, *engine, &dropped), rs);
+    auto layout = [&](uint64_t bytes) {
+      return profile == "plog" ? plan_plog(bytes, devices) : plan(bytes, devices);
+    };
     Totals tot;
     if (cmd == "bundle") {
-      gen.write_bundle(out, plan(size, devices), host, hits < 0 ? 300 : static_cast<uint64_t>(hits),
-                       seed, tot);
+      gen.write_bundle(out, layout(size), host, hits < 0 ? 300 : static_cast<uint64_t>(hits), seed,
+                       tot);
       print_totals(out.c_str(), tot);
     } else {
       for (int n = 0; n < nodes; ++n) {
         char name[32];
         std::snprintf(name, sizeof name, "node-%03d", n);
         Totals t;
-        gen.write_bundle(out / name, plan(node_size, devices), name,
+        gen.write_bundle(out / name, layout(node_size), name,
                          hits < 0 ? 4 : static_cast<uint64_t>(hits),
                          seed * 1000003 + static_cast<uint64_t>(n), t);
         tot.members += t.members;
