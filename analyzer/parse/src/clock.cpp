@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "faultline/core/time.hpp"
+#include "logs/common.hpp"
 
 namespace faultline::clock {
 
@@ -25,6 +26,11 @@ int64_t median(std::vector<int64_t> v) {
 bool unsynced(const RawTime& t) {
   return t.year != 0 && t.year < 2000;
 }
+size_t next_sub(std::string_view s, std::string_view p, size_t from) {
+  if (from > s.size()) return std::string_view::npos;
+  const size_t at = parse::logs::find_sub(s.substr(from), p);
+  return at == std::string_view::npos ? at : from + at;
+}
 }  // namespace
 
 int64_t naive_ns(const RawTime& t, int year_hint) {
@@ -41,7 +47,8 @@ int infer_year(const RawTime& t, int64_t reference_ns) {
 
 std::optional<int64_t> epoch_payload_ns(std::string_view m) {
   size_t p = 0;
-  while ((p = m.find("time=", p)) != std::string_view::npos) {
+  // find_sub, not find: find() stops at every "t" of the message (every event passes here)
+  while ((p = next_sub(m, "time=", p)) != std::string_view::npos) {
     const size_t start = p;
     p += 5;
     // "time=" as a word or as the end of "event_raised_time="
@@ -111,7 +118,7 @@ int64_t snap_zone_ns(int64_t offset_ns, int64_t tolerance_s) {
 
 std::string SameLines::key(std::string_view m) {
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
-  const size_t asc = m.find("[ascend]");
+  const size_t asc = parse::logs::find_sub(m, "[ascend]");
   if (asc != std::string_view::npos) {
     // the `[func line]` token: '[' identifier ' ' digits ']'
     for (size_t b = m.find('[', asc + 8); b != std::string_view::npos; b = m.find('[', b + 1)) {
@@ -163,7 +170,7 @@ void SameLines::add(const Event& e) {
   // ("[ascend]" follows the stamps, host name and uptime: at most ~100 bytes into the line;
   // looking further would scan every plog line whole)
   if (m == &local_ && !t.has_uptime() &&
-      e.text.substr(0, 160).find("[ascend]") == std::string_view::npos)
+      parse::logs::find_sub(e.text.substr(0, 160), "[ascend]") == std::string_view::npos)
     return;
   std::string k = key(e.message);
   if (!k.empty()) put(*m, std::move(k), t);

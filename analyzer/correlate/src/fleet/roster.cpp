@@ -71,11 +71,14 @@ std::string host_by_own_logs(Ctx& c, const std::string& ip) {
   const std::string like = "%" + ip + "%";
   for (int64_t b : c.bundles) {
     Stmt ev(c.db,
-            "SELECT e.host, substr(e.text, 1, 2000) FROM events e JOIN members m ON m.id = "
-            "e.member_id WHERE "
-            "e.bundle_id = ? AND m.kind IN ('syslog', 'journal', 'dmesg', 'dmesg_t', "
+            // members of those kinds first, then their events (idx_events_member): from the
+            // events side, every event of the bundle went through the LIKE (issue 19: ~10% of
+            // a plog-heavy analysis)
+            "SELECT e.host, substr(e.text, 1, 2000) FROM members m CROSS JOIN events e ON "
+            "e.member_id = m.id WHERE "
+            "m.bundle_id = ? AND m.kind IN ('syslog', 'journal', 'dmesg', 'dmesg_t', "
             "'host_kernel_log') AND "
-            "e.text LIKE ? AND e.text NOT LIKE '%HCCL%' LIMIT 50");
+            "e.text LIKE ? AND e.text NOT LIKE '%HCCL%' ORDER BY e.id LIMIT 50");
     ev.bind(1, b).bind(2, std::string_view(like));
     while (ev.step())
       if (has_ip_token(ev.str(1), ip)) hosts.insert(ev.str(0));

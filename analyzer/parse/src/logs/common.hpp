@@ -2,7 +2,9 @@
 // string_view: no std::regex, no allocation on the per-line path.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,8 +46,48 @@ inline bool starts_with(std::string_view s, std::string_view p) {
 inline bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
+// How common a byte is in log text (higher = rarer), to pick the byte find_sub looks for:
+// lower-case letters by their frequency in English, then digits and common separators, then
+// upper case, brackets, '=' and other punctuation.
+inline constexpr std::array<uint8_t, 256> kByteRarity = [] {
+  std::array<uint8_t, 256> r{};
+  for (auto& v : r) v = 40;
+  const std::string_view by_freq = "etaoinshrdlcumwfgypbvkjxqz";
+  for (size_t i = 0; i < by_freq.size(); ++i)
+    r[static_cast<unsigned char>(by_freq[i])] = static_cast<uint8_t>(1 + i);
+  for (int c = '0'; c <= '9'; ++c) r[c] = 8;
+  for (const char c : std::string_view(".,-_/:")) r[static_cast<unsigned char>(c)] = 15;
+  for (int c = 'A'; c <= 'Z'; ++c) r[c] = 30;
+  r[' '] = 0;
+  return r;
+}();
+
+// Position of `p` in `s` (npos when absent). string_view::find stops at every occurrence of p's
+// first byte, which for needles starting with a space or a common letter is nearly every word of
+// a line; glibc's memmem clears a 256-byte table per call, too much for one line. This looks for
+// the needle's rarest byte with memchr and compares around it (issue 19: per-line cost).
+inline size_t find_sub(std::string_view s, std::string_view p) {
+  const size_t n = p.size();
+  if (n == 0) return 0;
+  if (n > s.size()) return std::string_view::npos;
+  size_t a = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (kByteRarity[static_cast<unsigned char>(p[i])] >
+        kByteRarity[static_cast<unsigned char>(p[a])])
+      a = i;
+  const char* base = s.data();
+  const size_t last = s.size() - n + a;  // last position the anchor byte can have
+  for (size_t pos = a; pos <= last;) {
+    const void* q = std::memchr(base + pos, p[a], last - pos + 1);
+    if (q == nullptr) return std::string_view::npos;
+    const auto k = static_cast<size_t>(static_cast<const char*>(q) - base);
+    if (std::memcmp(base + k - a, p.data(), n) == 0) return k - a;
+    pos = k + 1;
+  }
+  return std::string_view::npos;
+}
 inline bool contains(std::string_view s, std::string_view p) {
-  return s.find(p) != std::string_view::npos;
+  return find_sub(s, p) != std::string_view::npos;
 }
 
 inline std::string_view clip(std::string_view s) {

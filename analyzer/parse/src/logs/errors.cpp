@@ -79,7 +79,7 @@ bool parse_torch_err(std::string_view s, Event& e) {
 }
 
 bool has_error_code(std::string_view s) {
-  const size_t p = s.find("error code is ");
+  const size_t p = find_sub(s, "error code is ");
   return p != std::string_view::npos && p + 14 < s.size() && is_digit(s[p + 14]);
 }
 
