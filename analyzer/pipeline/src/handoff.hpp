@@ -38,6 +38,14 @@ class Handoff {
 
   [[nodiscard]] bool threaded() const { return worker_.joinable(); }
 
+  // Reading thread: has it waited on a full queue longer than the writing thread waited for
+  // work, so far? Then the writing thread is the busier one.
+  [[nodiscard]] bool writer_behind() {
+    if (!threaded()) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_.reader_wait_s > stats_.writer_wait_s;
+  }
+
   // Reading thread. Rethrows the first error of a task on the writing thread.
   void push(Task t, size_t bytes) {
     if (!threaded()) {

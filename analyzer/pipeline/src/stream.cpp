@@ -175,7 +175,8 @@ struct Stream::Member {
   std::string whole;  // small members kept whole
   bool whole_ok = true;
   std::unique_ptr<Compressor> comp;
-  Sha256 sha;  // updated by one thread: the reading one, or the writing one (sha_on_writer_)
+  Sha256 sha;  // updated by one thread: the reading one, or the writing one (sha_on_writer)
+  bool sha_on_writer = false;
 };
 
 void Stream::write_chunk(Member& m, std::string_view chunk, uint32_t first_line, uint64_t offset,
@@ -193,7 +194,7 @@ void Stream::write_chunk(Member& m, std::string_view chunk, uint32_t first_line,
     ScopeTimer t(stats_.raw_s);
     m.comp->add(chunk, false);
   }
-  if (sha_on_writer_) {
+  if (m.sha_on_writer) {
     ScopeTimer t(stats_.sha_s);
     m.sha.update(chunk);
   }
@@ -236,6 +237,7 @@ void Stream::member(const ingest::MemberInfo& info, ingest::MemberReader& reader
   m->row.host = path_hint.root;
   m->root = path_hint.root;
   if (opts_.keep_raw) m->comp = std::make_unique<Compressor>();
+  m->sha_on_writer = sha_on_writer_ && !handoff_.writer_behind();
   handoff_.push(
       [this, m, path_hint] {
         auto& root = roots_[path_hint.root];
@@ -250,8 +252,8 @@ void Stream::member(const ingest::MemberInfo& info, ingest::MemberReader& reader
   TimedReader timed(reader, stats_.read_s);
   const auto st = chunker_.run(timed, [&](std::string_view chunk, uint32_t first_line,
                                           uint64_t offset) {
-    if (!sha_on_writer_) {
-      ScopeTimer t(stats_.sha_s);
+    if (!m->sha_on_writer) {
+      ScopeTimer t(stats_.sha_reader_s);
       m->sha.update(chunk);
     }
     if (!classified) {

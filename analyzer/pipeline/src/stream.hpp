@@ -42,8 +42,11 @@ class Stream final : public ingest::Visitor {
         engine_(engine),
         stats_(stats),
         handoff_(handoff),
-        // The reading thread (decompression, Hyperscan) is the busier one by default: the
-        // digests go to the writing thread, unless --keep-raw's zstd already loads that one.
+        // The reading thread (decompression, Hyperscan) is the busier one on the mix of host,
+        // device and firmware logs: the digests go to the writing thread, unless --keep-raw's
+        // zstd already loads that one. On plog- and training-log-heavy data the parsers make
+        // the writing thread the busier one: a member's digest then stays on the reading thread
+        // (decided per member, Handoff::writer_behind).
         sha_on_writer_(handoff.threaded() && !opts.keep_raw),
         chunker_(opts.limits.max_line_bytes) {}
 

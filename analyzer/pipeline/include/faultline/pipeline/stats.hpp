@@ -23,8 +23,10 @@ struct Stats {
   Span correlate;
   // Inside the streaming pass (one thread: CPU ~ wall). Wall seconds.
   double read_s = 0;           // MemberReader::read: decompression (archives) or file reads
-  double sha_s = 0;            // sha256 of every member
-  bool sha_on_writer = false;  // digests computed on the writing thread (default with threads)
+  double sha_s = 0;            // sha256 of the members digested on the writing thread
+  double sha_reader_s = 0;     // ... and on the reading thread
+  bool sha_on_writer = false;  // digests may go to the writing thread (threads, no --keep-raw):
+                               // each member's goes to whichever thread has waited more so far
   double tag_s = 0;            // Hyperscan scans + mapping hits to lines
   double parse_s = 0;          // parsers (rows excluded)
   double rows_s = 0;  // SQLite inserts during the pass (members, events, hits, facts, text)
