@@ -127,8 +127,12 @@ FleetOutcome fleet(store::Db& db, const std::vector<std::filesystem::path>& bund
                    const Options& opts, unsigned jobs);
 
 // Copies every row of the analysis database at `src` into db (ids renumbered), replacing a bundle
-// with the same sha256. Returns the new bundle ids.
-std::vector<int64_t> merge_database(store::Db& db, const std::filesystem::path& src);
+// with the same sha256. Returns the new bundle ids. `own_scratch`: src is a scratch database this
+// process has just written (fleet workers), whose references hold by construction: its rows are
+// copied without per-row foreign-key checks. A database from elsewhere (`fleet --db job.db
+// node*.db`) is always checked.
+std::vector<int64_t> merge_database(store::Db& db, const std::filesystem::path& src,
+                                    bool own_scratch = false);
 
 // --- scale-out (docs/scale-out.md): per-node databases merged by `fleet` ---
 
