@@ -83,8 +83,21 @@ std::optional<Severity> finding_severity(const std::string& s) {
 
 report::Format format_or_throw(const std::string& f) {
   const auto fmt = report::format_from(f);
-  if (!fmt) throw UsageError("--format: '" + f + "' is not one of md, json, html");
+  if (!fmt) throw UsageError("--format: '" + f + "' is not one of " + report::format_names());
   return *fmt;
+}
+
+constexpr const char* kFormatHelp =
+    "Output format: md (default), json, html: the report; jsonl, csv: the timeline, one event a "
+    "line, for Timesketch or a spreadsheet (docs/timeline-export.md)";
+
+// The jsonl export leaves out the events without a usable time (Timesketch needs one): say how
+// many, and where they are.
+void note_untimed(const report::RenderNotes& n) {
+  if (n.untimed_skipped > 0)
+    std::cerr << "faultline: " << n.untimed_skipped
+              << " timeline event(s) without a usable time left out of the jsonl export (--format "
+                 "csv and json keep them)\n";
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] ": the user needs the rest.
@@ -354,7 +367,7 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
                  "The bundle: a directory, tar, tar.gz/xz/zst, zip, or a single (compressed) log")
       ->required();
   cmd.add_option("--db", a.db, "Keep the analysis in this SQLite file (default: a temporary file)");
-  cmd.add_option("--format", a.format, "Report format: md (default), json, html");
+  cmd.add_option("--format", a.format, kFormatHelp);
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--fail-on", a.fail_on,
                  "Exit 1 when a finding has this severity or higher: info, warning, error, "
@@ -388,7 +401,7 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
       ->required();
   cmd.add_option("-j,--jobs", a.jobs, "Bundles analyzed in parallel (default: number of cores)");
   cmd.add_option("--db", a.db, "Keep the fleet analysis in this SQLite file");
-  cmd.add_option("--format", a.format, "Report format: md (default), json, html");
+  cmd.add_option("--format", a.format, kFormatHelp);
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--fail-on", a.fail_on, "Exit 1 when a finding has this severity or higher");
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
@@ -399,7 +412,7 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
 
 void add_report_options(CLI::App& cmd, ReportArgs& a) {
   cmd.add_option("--db", a.db, "Database written by analyze --db or fleet --db")->required();
-  cmd.add_option("--format", a.format, "Report format: md (default), json, html");
+  cmd.add_option("--format", a.format, kFormatHelp);
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--bundle", a.bundle,
                  "Report only this bundle (id or sha256 prefix) of a database holding several");
@@ -493,7 +506,11 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   if (out.ingest.warnings > 0 && !a.quiet)
     std::cerr << "faultline: " << out.ingest.warnings
               << " ingest warning(s): see the report's warnings section\n";
-  if (!a.no_report) write_output(a.output, report::render_bundle(db->handle(), out.bundle_id, fmt));
+  if (!a.no_report) {
+    report::RenderNotes notes;
+    write_output(a.output, report::render_bundle(db->handle(), out.bundle_id, fmt, &notes));
+    if (!a.quiet) note_untimed(notes);
+  }
   if (fail_on) {
     const auto worst = max_finding_severity(db->handle(), {out.bundle_id});
     if (worst && *worst >= *fail_on) return 1;
@@ -562,14 +579,16 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
               << "; the report has the per-node results and no first failure\n";
   }
   std::string text;
+  report::RenderNotes notes;
   try {
-    text = report::render_fleet(db->handle(), out.bundle_ids, fmt);
+    text = report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes);
   } catch (const std::exception& e) {
     if (correlated) throw;
     std::cerr << "faultline fleet: the report cannot be rendered either: " << e.what() << "\n";
     return 3;
   }
   write_output(a.output, text);
+  if (!a.quiet) note_untimed(notes);
   if (!correlated) return 3;
   if (fail_on) {
     const auto worst = max_finding_severity(db->handle(), out.bundle_ids);
@@ -636,10 +655,12 @@ int run_report(const ReportArgs& a) {
     std::cerr << "faultline: " << a.db << ": no complete analysis in this database\n";
     return 3;
   }
+  report::RenderNotes notes;
   if (ids.size() == 1)
-    write_output(a.output, report::render_bundle(db->handle(), ids.front(), fmt));
+    write_output(a.output, report::render_bundle(db->handle(), ids.front(), fmt, &notes));
   else
-    write_output(a.output, report::render_fleet(db->handle(), ids, fmt));
+    write_output(a.output, report::render_fleet(db->handle(), ids, fmt, &notes));
+  note_untimed(notes);
   return 0;
 }
 

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
       "  faultline analyze samples/seed-driver-reboot-pending\n"
       "  faultline analyze node07.tar.zst --db node07.db --format json --output node07.json\n"
       "  faultline analyze bundle.zip --keep-raw --stats --fail-on error\n"
+      "  faultline analyze node07.tar.zst --format jsonl --output node07.timeline.jsonl\n"
       "  faultline analyze node07.tar.zst --kb /path/to/ascend_fd/configuration/kg-config.json\n"
       "An installed ascend-fd's knowledge base (ascend_fd/configuration/kg-config.json in a\n"
       "Python site-packages) is used by itself; --no-kb or FAULTLINE_KB=none turns that off.");
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
   fleet->footer(
       "Examples:\n"
       "  faultline fleet bundles/ -j 2 --db job42.db\n"
-      "  faultline fleet node*.tar.gz --format html --output job42.html");
+      "  faultline fleet node*.tar.gz --format html --output job42.html\n"
+      "  faultline fleet node*.tar.gz --format csv --output job42.timeline.csv");
 
   fl::cli::ReportArgs ra;
   auto* report = app.add_subcommand(
@@ -112,7 +114,8 @@ int main(int argc, char** argv) {
   report->footer(
       "Examples:\n"
       "  faultline report --db case.db                     # markdown for a ticket\n"
-      "  faultline report --db case.db --format html --output case.html");
+      "  faultline report --db case.db --format html --output case.html\n"
+      "  faultline report --db case.db --format jsonl --output case.jsonl  # Timesketch");
 
   fl::cli::RulesArgs rl;
   auto* rules =

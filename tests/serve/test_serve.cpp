@@ -340,6 +340,33 @@ TEST_CASE("upload, analysis and reports", "[serve]") {
   CHECK(html->get_header_value("Content-Disposition").find("attachment") != std::string::npos);
   CHECK(html->body.find(data_str) == std::string::npos);
 
+  // the timeline export (docs/timeline-export.md): one event a line / a csv with a header
+  {
+    size_t timed = 0;
+    for (const auto& t : rep.at("timeline"))
+      if (!t.at("time").is_null() && t.at("time_quality") != "unknown") ++timed;
+    auto jl = c->Get(("/api/bundles/" + id + "/report.jsonl").c_str());
+    REQUIRE(jl);
+    CHECK(jl->status == 200);
+    CHECK(jl->get_header_value("Content-Type").rfind("application/x-ndjson", 0) == 0);
+    CHECK(jl->get_header_value("X-Faultline-Untimed-Skipped") ==
+          std::to_string(rep.at("timeline").size() - timed));
+    size_t lines = 0;
+    for (size_t at = 0, p; (p = jl->body.find('\n', at)) != std::string::npos; at = p + 1) {
+      const auto e = json::parse(jl->body.substr(at, p - at));
+      CHECK(e.at("datetime").is_string());
+      CHECK(e.at("timestamp").is_number_integer());
+      ++lines;
+    }
+    CHECK(lines == timed);
+    auto cs = c->Get(("/api/bundles/" + id + "/report.csv?download=1").c_str());
+    REQUIRE(cs);
+    CHECK(cs->status == 200);
+    CHECK(cs->get_header_value("Content-Type").rfind("text/csv", 0) == 0);
+    CHECK(cs->get_header_value("Content-Disposition").find(".csv\"") != std::string::npos);
+    CHECK(cs->body.rfind("datetime,timestamp,timestamp_desc,message,", 0) == 0);
+  }
+
   auto db = c->Get(("/api/bundles/" + id + "/db").c_str());
   REQUIRE(db);
   CHECK(db->status == 200);

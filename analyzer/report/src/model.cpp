@@ -65,6 +65,34 @@ void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
   }
 }
 
+void load_timeline(sqlite3* db, int64_t bundle_id, Report& r) {
+  {
+    Stmt st(
+        db,
+        "SELECT t.time_ns, t.time_quality, t.host, COALESCE(t.member, ''), COALESCE(t.line, 0), "
+        "t.text, COALESCE(t.signature, ''), COALESCE(t.finding, ''), t.role, t.ord, "
+        "COALESCE((SELECT kind FROM members m WHERE m.bundle_id = t.bundle_id AND m.path = "
+        "t.member "
+        "ORDER BY m.id LIMIT 1), '') FROM timeline t WHERE t.bundle_id = ? ORDER BY t.ord, t.id");
+    st.bind(1, bundle_id);
+    while (st.step()) {
+      TimelineR t;
+      t.time_ns = st.opt(0);
+      t.quality = st.str(1);
+      t.host = st.str(2);
+      t.file = st.str(3);
+      t.line = st.i64(4);
+      t.text = st.str(5);
+      t.signature = st.str(6);
+      t.finding = st.str(7);
+      t.role = st.str(8);
+      t.ord = static_cast<int>(st.i64(9));
+      t.kind = st.str(10);
+      r.timeline.push_back(std::move(t));
+    }
+  }
+}
+
 Report load(sqlite3* db, int64_t bundle_id) {
   Report r;
   load_header(db, bundle_id, r);
@@ -146,31 +174,7 @@ Report load(sqlite3* db, int64_t bundle_id) {
       r.findings.push_back(std::move(f));
     }
   }
-  {
-    Stmt st(
-        db,
-        "SELECT t.time_ns, t.time_quality, t.host, COALESCE(t.member, ''), COALESCE(t.line, 0), "
-        "t.text, COALESCE(t.signature, ''), COALESCE(t.finding, ''), t.role, t.ord, "
-        "COALESCE((SELECT kind FROM members m WHERE m.bundle_id = t.bundle_id AND m.path = "
-        "t.member "
-        "ORDER BY m.id LIMIT 1), '') FROM timeline t WHERE t.bundle_id = ? ORDER BY t.ord, t.id");
-    st.bind(1, bundle_id);
-    while (st.step()) {
-      TimelineR t;
-      t.time_ns = st.opt(0);
-      t.quality = st.str(1);
-      t.host = st.str(2);
-      t.file = st.str(3);
-      t.line = st.i64(4);
-      t.text = st.str(5);
-      t.signature = st.str(6);
-      t.finding = st.str(7);
-      t.role = st.str(8);
-      t.ord = static_cast<int>(st.i64(9));
-      t.kind = st.str(10);
-      r.timeline.push_back(std::move(t));
-    }
-  }
+  load_timeline(db, bundle_id, r);
   {
     Stmt st(db,
             "SELECT f.host, f.name, f.value, COALESCE(m.path, ''), f.line FROM facts f LEFT JOIN "

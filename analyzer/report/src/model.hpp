@@ -148,6 +148,8 @@ struct Report {
 // The bundle row and its hosts (what every report, full or fleet summary, starts from).
 void load_header(sqlite3* db, int64_t bundle_id, Report& r);
 Report load(sqlite3* db, int64_t bundle_id);
+// The timeline rows of a bundle, in `ord` order (part of load; alone for the timeline export).
+void load_timeline(sqlite3* db, int64_t bundle_id, Report& r);
 
 // Text helpers shared by the renderers.
 std::string fmt_time(const std::optional<int64_t>& ns);  // ISO-8601 UTC, "" when unknown

@@ -12,7 +12,13 @@ std::optional<Format> format_from(std::string_view s) {
   if (s == "md" || s == "markdown") return Format::md;
   if (s == "json") return Format::json;
   if (s == "html") return Format::html;
+  if (s == "jsonl") return Format::jsonl;
+  if (s == "csv") return Format::csv;
   return std::nullopt;
+}
+
+const char* format_names() {
+  return "md, json, html, jsonl, csv";
 }
 
 namespace {
@@ -26,6 +32,9 @@ namespace {
 // bundle report's body appended.
 std::string render_job(sqlite3* db, int64_t bundle_id, const detail::Report& r, Format f) {
   switch (f) {
+    case Format::jsonl:
+    case Format::csv:
+      return {};  // the timeline export is not a report (render_timeline)
     case Format::md:
       return detail::render_fleet_md(db, {bundle_id}) + "\n---\n\n" + detail::render_md(r);
     case Format::json: {
@@ -53,6 +62,23 @@ std::string render_job(sqlite3* db, int64_t bundle_id, const detail::Report& r, 
   return {};
 }
 
+bool timeline_format(Format f) {
+  return f == Format::jsonl || f == Format::csv;
+}
+
+// The timeline export of these bundles (docs/timeline-export.md). Every value is already
+// terminal_safe (export.cpp); csv records end in CRLF (RFC 4180), which is why the csv does not go
+// through the whole-text terminal_safe of the reports (it would show each CR as "\x0d").
+std::string render_timeline(sqlite3* db, const std::vector<int64_t>& ids, Format f,
+                            RenderNotes* notes) {
+  const auto events = detail::export_events(detail::load_timelines(db, ids));
+  if (f == Format::csv) return detail::render_csv(events);
+  size_t untimed = 0;
+  std::string out = detail::render_jsonl(events, &untimed);
+  if (notes) notes->untimed_skipped = untimed;
+  return text::terminal_safe(out);  // a no-op on safe cells: the same guarantee as the reports
+}
+
 std::string render_bundle_raw(sqlite3* db, int64_t bundle_id, Format f) {
   const detail::Report r = detail::load(db, bundle_id);
   if (correlate::job_bundle(db, bundle_id) && correlate::load_fleet(db, {bundle_id}))
@@ -64,6 +90,9 @@ std::string render_bundle_raw(sqlite3* db, int64_t bundle_id, Format f) {
       return detail::render_json(r);
     case Format::html:
       return detail::render_html(r);
+    case Format::jsonl:
+    case Format::csv:
+      break;  // render_timeline
   }
   return {};
 }
@@ -76,17 +105,23 @@ std::string render_fleet_raw(sqlite3* db, const std::vector<int64_t>& bundle_ids
       return detail::render_fleet_json(db, bundle_ids);
     case Format::html:
       return detail::render_fleet_html(db, bundle_ids);
+    case Format::jsonl:
+    case Format::csv:
+      break;  // render_timeline
   }
   return {};
 }
 
 }  // namespace
 
-std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f) {
+std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes) {
+  if (timeline_format(f)) return render_timeline(db, {bundle_id}, f, notes);
   return text::terminal_safe(render_bundle_raw(db, bundle_id, f));
 }
 
-std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f) {
+std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f,
+                         RenderNotes* notes) {
+  if (timeline_format(f)) return render_timeline(db, bundle_ids, f, notes);
   return text::terminal_safe(render_fleet_raw(db, bundle_ids, f));
 }
 

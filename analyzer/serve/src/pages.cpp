@@ -322,6 +322,10 @@ std::string report_page(const Analysis& a, const std::string& report_html,
          "\">JSON</a> · ";
   bar += "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.html" + dl) +
          "\">HTML</a> · ";
+  bar += "timeline <a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.jsonl" + dl) +
+         "\">JSONL</a> · ";
+  bar +=
+      "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/report.csv" + dl) + "\">CSV</a> · ";
   bar +=
       "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/db" + dl) + "\">SQLite database</a>";
   bar += "</span></nav>";

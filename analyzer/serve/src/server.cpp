@@ -393,7 +393,7 @@ struct Server::Impl {
   void run_one(Analysis a);
   std::vector<std::string> analyze_command(const fs::path& bundle, const fs::path& dbp) const;
   std::string analyze_in_child(const fs::path& bundle, const fs::path& dbp);
-  std::string render(const Analysis& a, report::Format f);
+  std::string render(const Analysis& a, report::Format f, report::RenderNotes* notes = nullptr);
   void setup_routes();
   bool authorized(const httplib::Request& req) const;
 
@@ -631,7 +631,7 @@ void Server::Impl::run_one(Analysis a) {
   idle_cv.notify_all();
 }
 
-std::string Server::Impl::render(const Analysis& a, report::Format f) {
+std::string Server::Impl::render(const Analysis& a, report::Format f, report::RenderNotes* notes) {
   const fs::path p = db_path(a.id);
   std::unique_ptr<ReadDb> db = std::make_unique<ReadDb>(p);
   if (db->user_version() != store::schema_version()) {
@@ -646,7 +646,7 @@ std::string Server::Impl::render(const Analysis& a, report::Format f) {
   }
   const auto ids = store::bundle_ids(db->get(), false);
   if (ids.empty()) throw std::runtime_error("the analysis database holds no complete analysis");
-  return report::render_bundle(db->get(), ids.front(), f);
+  return report::render_bundle(db->get(), ids.front(), f, notes);
 }
 
 bool Server::Impl::authorized(const httplib::Request& req) const {
@@ -1012,7 +1012,8 @@ void Server::Impl::setup_routes() {
     send_json(res, 200, j);
   });
 
-  http.Get(R"(/api/bundles/([^/]+)/report\.(md|html|json))",
+  // jsonl, csv: the timeline export (docs/timeline-export.md)
+  http.Get(R"(/api/bundles/([^/]+)/report\.(md|html|json|jsonl|csv))",
            [this](const Request& req, Response& res) {
              const auto a = lookup(req.matches[1].str());
              if (!a) return send_error(req, res, 404, "no such analysis", "");
@@ -1025,15 +1026,21 @@ void Server::Impl::setup_routes() {
              const std::string ext = req.matches[2];
              const auto fmt = *report::format_from(ext);
              std::string body;
+             report::RenderNotes notes;
              try {
-               body = render(*a, fmt);
+               body = render(*a, fmt, &notes);
              } catch (const std::exception& e) {
                log("report " + a->id + ": " + e.what());
                return send_error(req, res, 500, "the report could not be rendered", "");
              }
-             const char* type = ext == "md"     ? "text/markdown; charset=utf-8"
-                                : ext == "json" ? kJsonType
-                                                : kHtmlType;
+             const char* type = ext == "md"      ? "text/markdown; charset=utf-8"
+                                : ext == "json"  ? kJsonType
+                                : ext == "jsonl" ? "application/x-ndjson; charset=utf-8"
+                                : ext == "csv"   ? "text/csv; charset=utf-8; header=present"
+                                                 : kHtmlType;
+             // the events without a usable time the jsonl export left out (the csv keeps them)
+             if (fmt == report::Format::jsonl)
+               res.set_header("X-Faultline-Untimed-Skipped", std::to_string(notes.untimed_skipped));
              if (req.get_param_value("download") == "1")
                res.set_header("Content-Disposition", "attachment; filename=\"" +
                                                          detail::safe_file_name(a->name) + "." +

@@ -13,11 +13,22 @@ struct sqlite3;
 
 namespace faultline::report {
 
-enum class Format { md, json, html };
+// md, json, html: the report. jsonl, csv: the timeline export (docs/timeline-export.md), every
+// timeline event of the bundle(s) one per line, for super-timeline tools (Timesketch, a sheet).
+enum class Format { md, json, html, jsonl, csv };
 std::optional<Format> format_from(std::string_view s);
+// "md, json, html, jsonl, csv": the names format_from accepts, for messages and --help.
+const char* format_names();
 
-std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f);
-std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f);
+// What a rendering left out (only the jsonl export leaves anything out: events without a usable
+// time, which Timesketch cannot import; the csv export keeps them with empty time cells).
+struct RenderNotes {
+  size_t untimed_skipped = 0;
+};
+
+std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes = nullptr);
+std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f,
+                         RenderNotes* notes = nullptr);
 
 // Unrecognised errors (docs/faults.md): error-level lines (error, critical) that no signature
 // recognises, grouped by their template (mask_line: numbers, times, hex, ids, addresses and paths
