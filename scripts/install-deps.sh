@@ -12,6 +12,10 @@ esac
 pkgs="build-essential cmake ninja-build pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
 catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
 python3 sqlite3 libcpp-httplib-dev"
+# The Debian package (scripts/package.sh, docs/packaging.md): dpkg-shlibdeps (dpkg-dev) computes
+# its Depends; its test installs it into a fresh Debian 12 root made by mmdebstrap; zsh runs the
+# test of the zsh completion.
+pkgs="$pkgs dpkg-dev mmdebstrap zsh"
 # The browser test of `faultline serve` (tests/serve/browser_test.sh) needs headless chromium; it
 # skips without it. Heavy, so only on request: FAULTLINE_BROWSER_TESTS=1 scripts/install-deps.sh
 if [ "${FAULTLINE_BROWSER_TESTS:-0}" = 1 ]; then
