@@ -438,7 +438,7 @@ def completion_tables(prog, cmds, shell):
                 kinds.append('    "%s|%s") REPLY="%s" ;;' % (key, n, k))
         if c.positionals:
             k = "dir" if all(o.kind() == "dir" for o in c.positionals) else "file"
-            posit.append('    "%s") REPLY=%s ;;' % (key, k))
+            posit.append('    "%s") REPLY="%s" ;;' % (key, k))
     return "\n".join(
         [
             "# subcommands of a command path",
@@ -512,26 +512,26 @@ def bash_completion(prog, cmds):
             '  if [ -n "$_fl_pending" ]; then',
             '    _%s_kind "$_fl_path|$_fl_pending"; kind=$REPLY' % fn,
             '    case "$kind" in',
-            '      words:*) COMPREPLY=($(compgen -W "${kind#words:}" -- "$cur")) ;;',
-            '      dir) COMPREPLY=($(compgen -d -- "$cur")) ;;',
-            '      file) COMPREPLY=($(compgen -f -- "$cur")) ;;',
+            '      words:*) mapfile -t COMPREPLY < <(compgen -W "${kind#words:}" -- "$cur") ;;',
+            '      dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;',
+            '      file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;',
             "    esac",
             "    return 0",
             "  fi",
             '  if [ "${cur#-}" != "$cur" ]; then',
             '    _%s_opts "$_fl_path"' % fn,
-            '    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))',
+            '    mapfile -t COMPREPLY < <(compgen -W "$REPLY" -- "$cur")',
             "    return 0",
             "  fi",
             '  _%s_subs "$_fl_path"' % fn,
             '  if [ -n "$REPLY" ]; then',
-            '    COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))',
+            '    mapfile -t COMPREPLY < <(compgen -W "$REPLY" -- "$cur")',
             "    return 0",
             "  fi",
             '  _%s_posit "$_fl_path"' % fn,
             '  case "$REPLY" in',
-            '    dir) COMPREPLY=($(compgen -d -- "$cur")) ;;',
-            '    file) COMPREPLY=($(compgen -f -- "$cur")) ;;',
+            '    dir) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;',
+            '    file) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;',
             "  esac",
             "  return 0",
             "}",
