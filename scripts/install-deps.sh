@@ -13,6 +13,10 @@ pkgs="build-essential cmake ninja-build pkg-config $hs libzstd-dev libarchive-de
 catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
 python3 sqlite3 libcpp-httplib-dev python3-jsonschema"
 # python3-jsonschema: tests/report/schema_test.py validates the json reports against schema/*.json
+# The Debian package (scripts/package.sh, docs/packaging.md): dpkg-shlibdeps (dpkg-dev) computes
+# its Depends; its test installs it into a fresh Debian 12 root made by mmdebstrap; zsh runs the
+# test of the zsh completion.
+pkgs="$pkgs dpkg-dev mmdebstrap zsh"
 # The browser test of `faultline serve` (tests/serve/browser_test.sh) needs headless chromium; it
 # skips without it. Heavy, so only on request: FAULTLINE_BROWSER_TESTS=1 scripts/install-deps.sh
 if [ "${FAULTLINE_BROWSER_TESTS:-0}" = 1 ]; then

@@ -259,6 +259,23 @@ TEST_CASE("a non-loopback address needs a token", "[serve]") {
   CHECK_NOTHROW(Server(c));  // constructed, never bound
 }
 
+// `faultline serve` stops from its signal thread: run() returns on the main thread, which then
+// destroys the server while that stop() may still be stopping the connection threads (a
+// std::thread destroyed joinable: "terminate called without an active exception" on SIGTERM).
+TEST_CASE("a stop() from another thread ends before the server is destroyed", "[serve]") {
+  TempDir tmp;
+  for (int i = 0; i < 20; ++i) {
+    auto srv = std::make_unique<Server>(base_config(tmp.path() / "data"));
+    srv->bind();
+    Server* raw = srv.get();
+    std::thread signal_thread([raw] { raw->stop(); });
+    // returns once that stop() has begun (it sets the flag run() and the listener look at)
+    CHECK(srv->run());
+    srv.reset();
+    signal_thread.join();
+  }
+}
+
 TEST_CASE("upload, analysis and reports", "[serve]") {
   TempDir tmp;
   const std::string bundle = node_bundle(tmp.path());

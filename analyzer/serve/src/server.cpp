@@ -361,6 +361,9 @@ struct Server::Impl {
   int port = -1;
   std::vector<std::thread> workers;
   std::mutex migrate_mu;  // upgrades of an old analysis database, one at a time
+  // Held through a whole stop(): a stop() from another thread (the signal thread of `serve`)
+  // ends before the destructor's own stop() does, so that nothing is destroyed under it.
+  std::mutex stop_mu;
   Recovery recovery;
 
   HttpServer http;
@@ -1145,6 +1148,7 @@ bool Server::run() {
 }
 
 void Server::stop() {
+  std::lock_guard<std::mutex> stop_lk(impl_->stop_mu);
   {
     std::lock_guard<std::mutex> lk(impl_->mu);
     impl_->stopping = true;
