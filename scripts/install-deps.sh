@@ -10,13 +10,16 @@ case "$arch" in
 esac
 
 pkgs="build-essential cmake ninja-build pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
-catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
+catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libssl-dev zstd xz-utils gzip tar zip libarchive-tools
 python3 sqlite3 libcpp-httplib-dev"
 # The browser test of `faultline serve` (tests/serve/browser_test.sh) needs headless chromium; it
 # skips without it. Heavy, so only on request: FAULTLINE_BROWSER_TESTS=1 scripts/install-deps.sh
 if [ "${FAULTLINE_BROWSER_TESTS:-0}" = 1 ]; then
   pkgs="$pkgs chromium"
 fi
+
+# arm64 cross build and qemu tests (scripts/test-arm64.sh, docs/arm64.md) install their own
+# toolchain and unpack the arm64 packages into a private sysroot; nothing here for them.
 
 # fuzzing only (fuzz/, docs/fuzzing.md): `scripts/install-deps.sh --fuzz` adds clang and its
 # libFuzzer/sanitizer runtimes. The normal build and tests do not need them.
