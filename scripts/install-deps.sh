@@ -10,7 +10,7 @@ case "$arch" in
 esac
 
 pkgs="build-essential cmake ninja-build pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
-catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev zstd xz-utils gzip tar zip libarchive-tools
+catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libssl-dev zstd xz-utils gzip tar zip libarchive-tools
 python3 sqlite3 libcpp-httplib-dev python3-jsonschema"
 # python3-jsonschema: tests/report/schema_test.py validates the json reports against schema/*.json
 # The Debian package (scripts/package.sh, docs/packaging.md): dpkg-shlibdeps (dpkg-dev) computes
@@ -22,6 +22,9 @@ pkgs="$pkgs dpkg-dev mmdebstrap zsh"
 if [ "${FAULTLINE_BROWSER_TESTS:-0}" = 1 ]; then
   pkgs="$pkgs chromium"
 fi
+
+# arm64 cross build and qemu tests (scripts/test-arm64.sh, docs/arm64.md) install their own
+# toolchain and unpack the arm64 packages into a private sysroot; nothing here for them.
 
 # fuzzing only (fuzz/, docs/fuzzing.md): `scripts/install-deps.sh --fuzz` adds clang and its
 # libFuzzer/sanitizer runtimes. The normal build and tests do not need them.

@@ -19,6 +19,42 @@ TEST_CASE("sha256 matches the FIPS 180-4 test vectors") {
   CHECK(h.hex() == sha256_hex(s));
 }
 
+TEST_CASE("sha256 (OpenSSL) gives the FIPS 180-2 answers streamed, one-shot and copied") {
+  // FIPS 180-2 appendix B.3: one million 'a'
+  const std::string million(1'000'000, 'a');
+  const std::string want = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+  CHECK(sha256_hex(million) == want);
+  // streamed in pieces that straddle the 64-byte blocks in every way, like ingest's reads
+  for (const size_t piece :
+       {size_t{1}, size_t{55}, size_t{63}, size_t{64}, size_t{65}, size_t{4096}, size_t{1} << 20}) {
+    Sha256 h;
+    for (size_t i = 0; i < million.size(); i += piece)
+      h.update(std::string_view(million).substr(i, piece));
+    CHECK(h.hex() == want);
+  }
+  // raw digest bytes of "abc" (B.1), and empty updates change nothing
+  Sha256 abc;
+  abc.update("", 0);
+  abc.update("ab");
+  abc.update(nullptr, 0);
+  Sha256 copy = abc;  // a copy carries the running state on independently
+  abc.update("c");
+  const auto d = abc.digest();
+  CHECK(d[0] == 0xba);
+  CHECK(d[1] == 0x78);
+  CHECK(d[31] == 0xad);
+  Sha256 moved = std::move(copy);
+  CHECK(moved.hex() == sha256_hex("ab"));
+  Sha256 fresh;
+  fresh = Sha256();
+  fresh.update("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq");
+  CHECK(fresh.hex() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  // 896-bit message (FIPS 180-2 SHA-384/512 input, SHA-256 answer from its NIST examples)
+  CHECK(sha256_hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmno"
+                   "pqklmnopqrlmnopqrsmnopqrstnopqrstu") ==
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+}
+
 TEST_CASE("civil time round trips and formats as UTC") {
   // host_kernel.log line of the real asys bundle: [2025-05-07-19:54:27.371626] is UTC
   const int64_t ns = civil_to_ns(2025, 5, 7, 19, 54, 27, 371626000);
