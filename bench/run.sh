@@ -58,7 +58,7 @@ flopts=(-q --cache-dir "$work/cache")
 
 # ---- helpers ----------------------------------------------------------------------------------
 now() { date +%s.%N; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a == "nan" || b == "nan") print "nan"; else printf "%.3f", a / b }'; }
 mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t == 0 || t == "nan") print "nan"; else printf "%.0f", b / 1e6 / t }'; }
 # timed NAME CMD... : appends wall, cpu (user+sys) and peak RSS (KB) of one run to $work/out/NAME.*
@@ -120,7 +120,8 @@ fi
 # ns PROFILE-LABEL CPU_S BYTES: CPU nanoseconds per byte of uncompressed text
 nspb() { awk -v c="$1" -v b="$2" 'BEGIN { if (b == 0 || c == "nan") print "nan"; else printf "%.2f", c * 1e9 / b }'; }
 # stage_of FILE NAME: the median over rounds of a --stats line's first number (wall s)
-stage_of() { grep -E "^ +$2 " "$1" | awk '{print $2}' | median; }
+# (parts of the streaming pass and the store phase are indented by 4, stages by 2)
+stage_of() { { grep -E "^ {2,4}$2 +[0-9]+\.[0-9]+ " "$1" || true; } | awk '{print $2}' | median; }
 bundle_profile() {
   local prof=$1 big bytes zbytes files r
   big=$work/bundle-$prof-$size
