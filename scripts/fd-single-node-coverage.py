@@ -84,6 +84,11 @@ KNOWN = {
         "[device 0]    Tue Jun  6 16:32:10 2023    LINK DOWN"]),
     # real-format lines of faultline's own rule examples (runtime.yaml, cann.yaml) in plog /
     # train-log shape, where the KB substrings alone do not make a line
+    "AISW_CANN_Runtime_054": ("plog/plog-27271_20260227162415595.log", [
+        "[ERROR] RUNTIME(27271,ker_DP7_EP7):2026-02-27-16:24:15.595.677 [npu_driver.cc:1534]34603 "
+        "DevMemAllocHugePageManaged:[drv api] halMemAlloc failed:size=2122688(bytes), type=2, "
+        "moduleId=3, drvFlag=216172782123369479, drvRetCode=6, device_id 7, ErrCode=207001, "
+        "desc=[driver error:out of memory], InnerCode=0x7020016"]),
     "AISW_CANN_Runtime_039": ("plog/plog-10972_20230131024824126.log", [
         "[ERROR] RUNTIME(10972,python3):2023-01-31-02:48:24.126.521 [stream.cc:1188]10972 "
         "Memory async copy failed, device_id=0, stream_id=2, task_id=17983, flip_num=0, "
@@ -193,11 +198,20 @@ def built_line(code, entry):
                 ["[ERROR] RUNTIME(10972,python3):2023-01-31-02:48:24.126.521 [stream.cc:1]10972 "
                  + text])
     if src == "NPU_OS":
-        # the sklogd form of a device event (real shape: test_interface.py test_npu_device_parse)
+        # a device event as the device OS kernel log prints it through sklogd: the dms sensor
+        # report line of a real asys collection (corpus/real, dev-os-0 messages), carrying the
+        # event id and the code's node/sensor substrings
         event = code.lower() if code.lower().startswith("0x") else None
+        if event:
+            node = next((x for x in subs if x.startswith("Node Type=")), "Node Type=0x0;")
+            sensor = next((x for x in subs if x.startswith("Sensor Type=")), "Sensor Type=0x0;")
+            state = next((x for x in subs if x.startswith("event_state=")), "event_state=0)")
+            text = ("[ascend] [dms_module] [dms_sensor_report_event 677] <dms_sensor_scan:3424:3424> "
+                    "Event Process Success. (Event id=%s; %s Sensor num=0x0; name=\"x\"; %s %s"
+                    % (event, node, sensor, state))
         return ("slog/dev-os-0/debug/device-os/device-os_20231031164139951.log",
                 ["[ERROR] KERNEL(3551,sklogd):2023-10-31-16:41:39.951.235 "
-                 "[klogd.c:242][583733.716915] " + ("event_id=" + event if event else text)])
+                 "[klogd.c:242][583733.716915] " + text])
     if src == "TrainLog":
         return ("rank-0.txt", [text])
     if src == "OS":
