@@ -26,6 +26,11 @@ constexpr size_t kTopBundles = 50;      // md/html: bundles listed one by one
 constexpr size_t kTopHosts = 20;        // md: per-host first errors and offsets listed
 constexpr size_t kHostListChars = 300;  // md cell of a compacted host list
 
+// "1 bundle", "2 bundles"
+std::string counted(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loading (light: no evidence rows, no timeline, only version facts)
 
@@ -537,9 +542,10 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   std::ostringstream o;
   HostSet with_cause;
   for (const auto& [id, hs] : v.causes) with_cause.insert(hs.begin(), hs.end());
-  o << "# faultline fleet report\n\n" << v.bundles.size() << " bundles";
+  o << "# faultline fleet report\n\n" << counted(v.bundles.size(), "bundle");
   if (v.failed > 0) o << " (" << v.failed << " could not be read)";
-  o << ", " << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.\n\n";
+  o << ", " << counted(v.hosts.size(), "host") << ", " << with_cause.size()
+    << " with a root cause.\n\n";
   o << "faultline " << kFaultlineVersion() << ", rules " << md_code(digest_text(v)) << "\n\n";
 
   o << "## First failure\n\n";
@@ -755,9 +761,9 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
     << ".muted{color:#6b7385}</style>\n</head>\n<body>\n<h1>faultline fleet report</h1>\n";
   HostSet with_cause;
   for (const auto& [id, hs] : v.causes) with_cause.insert(hs.begin(), hs.end());
-  o << "<p>" << v.bundles.size() << " bundles"
+  o << "<p>" << counted(v.bundles.size(), "bundle")
     << (v.failed ? " (" + std::to_string(v.failed) + " could not be read)" : "") << ", "
-    << v.hosts.size() << " hosts, " << with_cause.size() << " with a root cause.</p>\n";
+    << counted(v.hosts.size(), "host") << ", " << with_cause.size() << " with a root cause.</p>\n";
   o << "<p class=\"muted\">faultline " << html(kFaultlineVersion()) << ", rules <code>"
     << html(digest_text(v)) << "</code></p>\n";
 
@@ -884,8 +890,8 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
     o << "</table></details>\n";
   }
   o << "<h2>Bundles</h2>\n<details" << (v.bundles.size() <= kTopBundles ? " open" : "")
-    << "><summary>" << v.bundles.size()
-    << " bundles</summary><table><tr><th>bundle</th><th>hosts</th><th>verdict</th></tr>\n";
+    << "><summary>" << counted(v.bundles.size(), "bundle")
+    << "</summary><table><tr><th>bundle</th><th>hosts</th><th>verdict</th></tr>\n";
   for (const auto& r : v.bundles) {
     std::string h;
     for (const auto& x : r.hosts) h += (h.empty() ? "" : ", ") + x;
