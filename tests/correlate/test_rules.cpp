@@ -102,7 +102,7 @@ TEST_CASE("list: the 18 catalog findings and the documented additions, with kind
       "cann.toolkit_mount_shadowed", "framework.version_mismatch", "process.deleted_libraries",
       "cann.partial_install", "install.uninstall_blocked_by_mount", "config.bool_flag_misparsed",
       // additions to the catalog (docs/diagnoses.md)
-      "device.heartbeat_lost"};
+      "device.heartbeat_lost", "operator.kernel_assert"};
   const std::vector<std::string> symptoms = {
       "hccl.comm_init_failed", "svm.map_failed", "runtime.stream_sync_timeout",
       "runtime.device_queue_stalled", "kernel.module_unknown_symbol", "probe.device_op_failed",
