@@ -216,3 +216,40 @@ TEST_CASE("uuencoded and base64 members are decoded, not read as one unknown tex
     CHECK(v.got["notes.txt"] == t);
   }
 }
+
+TEST_CASE("a member named like an archive that is none is read as it is, with a warning") {
+  // a plain log saved under an archive name (a collector that failed to pack, a renamed file),
+  // and a truncated download whose bytes have no archive or compression header
+  std::string noise(4096, '\0');
+  for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 131U + 7U) & 0xFFU);
+  SECTION("inside an archive") {
+    Texts v;
+    const std::string tar = make({{"var/log/syslog.1.gz", kSyslog, Entry::file, {}},
+                                  {"dfx/node.tar.zst", noise, Entry::file, {}},
+                                  {"var/log/syslog", kSyslog, Entry::file, {}}},
+                                 Format::pax, Filter::gzip);
+    REQUIRE(walk_memory(tar, "node.tar.gz", {}, v).status == Status::ok);
+    CHECK(v.got["var/log/syslog.1.gz"] == kSyslog);  // read as text, not lost
+    CHECK(v.count("not-archive") == 2);
+    bool text = false, binary = false;
+    for (const auto& w : v.warnings) {
+      if (w.member == "var/log/syslog.1.gz")
+        text = w.message.find("read as text") != std::string::npos;
+      if (w.member == "dfx/node.tar.zst") binary = w.message.find("binary") != std::string::npos;
+    }
+    CHECK(text);
+    CHECK(binary);
+  }
+  SECTION("in a directory bundle; a real archive and a plain file raise nothing") {
+    TempDir tmp;
+    write_file(tmp.path() / "node01/logs.tar.gz", kSyslog);
+    write_file(tmp.path() / "node01/real.tar.gz",
+               make({{"syslog", kSyslog, Entry::file, {}}}, Format::pax, Filter::gzip));
+    write_file(tmp.path() / "node01/syslog", kSyslog);
+    Texts v;
+    REQUIRE(walk(tmp.path(), {}, v).status == Status::ok);
+    CHECK(v.count("not-archive") == 1);
+    REQUIRE(!v.warnings.empty());
+    CHECK(v.warnings[0].member == "node01/logs.tar.gz");
+  }
+}

@@ -47,6 +47,8 @@ CleanName clean_name(std::string_view raw);
 
 // "syslog.2.gz" -> "syslog.2", "x.tgz" -> "x.tar"; unchanged when no compression suffix is known.
 std::string strip_compression_suffix(std::string_view path);
+// The name ends like an archive or a compressed file (.tar, .zip, .7z, .rar, .gz, .tgz, .zst, ...).
+bool archive_like_name(std::string_view name);
 
 // Last '/'-separated component.
 std::string_view base_name(std::string_view path);

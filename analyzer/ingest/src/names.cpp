@@ -97,6 +97,16 @@ std::string strip_compression_suffix(std::string_view path) {
   return std::string(path);
 }
 
+bool archive_like_name(std::string_view name) {
+  const std::string lower = text::to_lower(name);
+  for (const std::string_view suffix : {".tar", ".zip", ".7z", ".rar", ".cpio"}) {
+    if (lower.size() > suffix.size() &&
+        std::string_view(lower).substr(lower.size() - suffix.size()) == suffix)
+      return true;
+  }
+  return strip_compression_suffix(name) != name;
+}
+
 std::string_view base_name(std::string_view path) {
   const size_t p = path.rfind('/');
   return p == std::string_view::npos ? path : path.substr(p + 1);

@@ -505,6 +505,7 @@ class Walker {
   void nested_or_leaf(Source& s, MemberInfo info, uint32_t depth);
   void leaf(Source& s, const MemberInfo& info);
   void text_leaf(PeekSource& ps, const MemberInfo& info);  // UTF-16 decoded
+  void note_not_archive(const PeekSource& ps, const std::string& member);
   uint64_t drain(Source& s, bool count_total, const std::string& member);
   std::string unique(const std::string& path);
   std::string clean(std::string_view raw, const std::string& prefix, const std::string& shown_in);
@@ -900,6 +901,17 @@ void Walker::link(const std::string& path, std::string_view target, const Level*
   vis_.symlink(info, to);
 }
 
+// A member named like an archive or compressed file whose bytes are neither: read as it is, and
+// said so (a truncated download, a renamed log, a collector that failed to pack).
+void Walker::note_not_archive(const PeekSource& ps, const std::string& member) {
+  if (ps.head().empty() || !detail::archive_like_name(detail::base_name(member))) return;
+  const bool text = detail::looks_like_text(ps.head());
+  warn(member, "[not-archive] " + quote(member) +
+                   " is named like an archive or compressed file but has no archive or "
+                   "compression header: " +
+                   (text ? "read as text" : "kept as binary data, not read"));
+}
+
 void Walker::text_leaf(PeekSource& ps, const MemberInfo& info) {
   const auto enc = detail::utf16_text(ps.head());
   if (enc == detail::Utf16::none) {
@@ -929,6 +941,7 @@ void Walker::nested_or_leaf(Source& s, MemberInfo info, uint32_t depth) {
   PeekSource ps(s, peek_buf(depth));
   const Kind k = detail::sniff(ps.head(), detail::base_name(info.path));
   if (k != Kind::archive && k != Kind::seek_archive) {
+    note_not_archive(ps, info.path);
     text_leaf(ps, info);
     return;
   }
@@ -1232,6 +1245,7 @@ void Walker::walk_file(Source& src, std::string_view name, const std::string& sh
     if (info.path.empty()) info.path = "\xEF\xBF\xBD";
     info.path = unique(info.path);
     if (ps.head().empty()) warn(info.path, "[empty] the bundle file " + quote(name) + " is empty");
+    note_not_archive(ps, info.path);
     if (count_member(info.path)) text_leaf(ps, info);
     drain(ps, false, "");
     if (fd != nullptr && fd->failed()) {
@@ -1369,6 +1383,7 @@ void Walker::walk_dir(const fs::path& root) {
       info.size_hint = st.st_size;
       info.mtime = st.st_mtime;
       if (k == Kind::other) {
+        note_not_archive(ps, upath);
         text_leaf(ps, info);
         drain(ps, false, upath);
       } else if (lim_.max_depth < 1) {
