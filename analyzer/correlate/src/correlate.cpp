@@ -775,9 +775,17 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
             g.explains.push_back(f.d->id);
             std::sort(g.explains.begin(), g.explains.end());
           }
-    auto key = [](const Draft& f) {
-      return std::make_tuple(f.fault->def->role != "cause", f.earliest.has_value() ? 0 : 1,
-                             f.earliest.value_or(0));
+    // a fault that a diagnosed root cause cites is that diagnosis' evidence: it leads
+    std::set<std::string> root_ids;
+    for (const auto& r : ranked)
+      if (r.d->kind == "root_cause") root_ids.insert(r.d->id);
+    auto cited_by_root = [&](const Draft& f) {
+      return std::any_of(f.fault->diagnosed_by.begin(), f.fault->diagnosed_by.end(),
+                         [&](const std::string& id) { return root_ids.count(id) != 0; });
+    };
+    auto key = [&](const Draft& f) {
+      return std::make_tuple(!cited_by_root(f), f.fault->def->role != "cause",
+                             f.earliest.has_value() ? 0 : 1, f.earliest.value_or(0));
     };
     std::stable_sort(fdrafts.begin(), fdrafts.end(), [&](const Draft& a, const Draft& b) {
       if (key(a) != key(b)) return key(a) < key(b);
