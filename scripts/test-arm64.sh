@@ -53,7 +53,8 @@ sysroot=$build/sysroot
 # arm64 in it), the browser test (a host chromium), and the three that analyze hundreds of
 # generated bundles or limit cases, which take tens of minutes under emulation.
 skip="collect|serve_browser|test_bounds|fleet_many_bundles|fleet_scale_out"
-# --quick: ~6 min of CPU under qemu in all (test_correlate ~5 min and test_app ~13 min are not in it)
+# --quick: ~6 min of CPU under qemu in all at load 7-10, ~1 min of wall at -j2 at load 2-5
+# (docs/arm64.md; test_correlate ~5 min and test_app ~13 min are not in it)
 quick="test_core|test_ingest|test_classify|test_parse|test_tag|test_store|test_report|report_inert|rules_test|rules_lint|version_engine"
 t_start=$(date +%s)
 say() { echo "test-arm64: $* ($(( $(date +%s) - t_start ))s)" >&2; }
