@@ -1,12 +1,13 @@
 #!/bin/sh
 # Cross-builds faultline for arm64 (aarch64) and runs its tests under qemu-user (docs/arm64.md).
 #
-#   scripts/test-arm64.sh [--build DIR] [--host-build DIR] [--jobs N] [--all | --unit | --quick] [--no-deps]
+#   scripts/test-arm64.sh [--build DIR] [--host-build DIR] [--jobs N] [--all | --unit | --quick] [--no-deps] [--deb]
 #
 # Nothing arm64 is installed into the host: only the cross toolchain (crossbuild-essential-arm64)
 # and qemu-user-static are, and Debian's arm64 .debs of faultline's dependencies are unpacked
 # (dpkg -x) into a private sysroot, DIR/sysroot, so the host's amd64 -dev packages (libhyperscan-dev
-# and libvectorscan-dev:arm64 conflict) stay as they are. Then:
+# and libvectorscan-dev:arm64 conflict) stay as they are (scripts/arm64-sysroot.sh does both;
+# --no-deps: it installs nothing). Then:
 #   1. configure and build DIR (default build-arm64) with cmake/toolchains/aarch64-linux-gnu.cmake;
 #   2. run the tests with ctest, each test binary under qemu-aarch64 -L DIR/sysroot;
 #      --unit (default): every Catch2 test executable, `faultline rules test`/`rules lint` and
@@ -16,7 +17,10 @@
 #      time limit (docs/arm64.md has the times);
 #   3. analyze every bundle of samples/ with the arm64 binary and with the host build's
 #      (--host-build, default build; its faultline target is built when missing) and require
-#      the json reports to be identical.
+#      the json reports to be identical;
+#   4. --deb: also build the arm64 .deb (scripts/package.sh --arch arm64, a Release build in
+#      build-pkg-arm64/ against the same sysroot) and check it (tests/package/deb_arm64_check.sh:
+#      Architecture, aarch64 binary, the computed Depends, --version under qemu).
 # Runs as root (apt-get); idempotent: the sysroot is unpacked again only when its package list
 # changes, and ccache is used when installed (CCACHE_DIR as set by the caller).
 set -eu
@@ -26,6 +30,7 @@ host_build=$root/build
 jobs=2
 mode=unit
 deps=1
+deb=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift ;;
@@ -35,7 +40,8 @@ while [ $# -gt 0 ]; do
     --unit) mode=unit ;;
     --quick) mode=quick ;;
     --no-deps) deps=0 ;;
-    *) echo "usage: scripts/test-arm64.sh [--build DIR] [--host-build DIR] [--jobs N] [--all | --unit | --quick] [--no-deps]" >&2
+    --deb) deb=1 ;;
+    *) echo "usage: scripts/test-arm64.sh [--build DIR] [--host-build DIR] [--jobs N] [--all | --unit | --quick] [--no-deps] [--deb]" >&2
        exit 2 ;;
   esac
   shift
@@ -47,81 +53,17 @@ sysroot=$build/sysroot
 # arm64 in it), the browser test (a host chromium), and the three that analyze hundreds of
 # generated bundles or limit cases, which take tens of minutes under emulation.
 skip="collect|serve_browser|test_bounds|fleet_many_bundles|fleet_scale_out"
-# --quick: ~6 min of CPU under qemu in all (test_correlate ~5 min and test_app ~13 min are not in it)
-quick="test_core|test_ingest|test_classify|test_parse|test_tag|test_store|test_report|report_inert|rules_test|rules_lint"
+# --quick: ~6 min of CPU under qemu in all at load 7-10, ~1 min of wall at -j2 at load 2-5
+# (docs/arm64.md; test_correlate ~5 min and test_app ~13 min are not in it)
+quick="test_core|test_ingest|test_classify|test_parse|test_tag|test_store|test_report|report_inert|rules_test|rules_lint|version_engine"
 t_start=$(date +%s)
 say() { echo "test-arm64: $* ($(( $(date +%s) - t_start ))s)" >&2; }
 
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-export DEBIAN_FRONTEND=noninteractive
-
-# --- 1. host tools -------------------------------------------------------------------------------
-if [ "$deps" = 1 ]; then
-  "$root/scripts/install-deps.sh"   # host build (for the comparison), cmake, ninja, python3
-  missing=""
-  for p in crossbuild-essential-arm64 qemu-user-static; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-  done
-  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-    say "adding the arm64 architecture to dpkg (package lists only; nothing arm64 is installed)"
-    $SUDO dpkg --add-architecture arm64
-    $SUDO apt-get update -qq
-  elif [ -z "$(apt-cache madison libvectorscan5:arm64 2>/dev/null)" ]; then
-    $SUDO apt-get update -qq
-  fi
-  if [ -n "$missing" ]; then
-    say "installing:$missing"
-    # shellcheck disable=SC2086
-    $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
-  fi
-fi
-qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true)
-if [ -z "$qemu" ] || ! command -v aarch64-linux-gnu-g++ >/dev/null; then
-  echo "test-arm64: needs aarch64-linux-gnu-g++ and qemu-aarch64(-static) (run without --no-deps)" >&2
-  exit 1
-fi
-
-# --- 2. the arm64 sysroot ------------------------------------------------------------------------
-# faultline's build dependencies (README), arm64 builds, plus libc/libstdc++ development files, and
-# everything they depend on (Depends/Pre-Depends, recursively; no Recommends).
-want="libvectorscan-dev libarchive-dev libzstd-dev libsqlite3-dev libyaml-cpp-dev libpcre2-dev
-libssl-dev libcpp-httplib-dev catch2 libc6-dev libstdc++-12-dev"
-indep="libcli11-dev nlohmann-json3-dev"   # Architecture: all (headers and CMake files)
-mkdir -p "$build/debs"
-# shellcheck disable=SC2046,SC2086
-list=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-         --no-replaces --no-enhances $(for p in $want; do echo "$p:arm64"; done) 2>/dev/null |
-       grep -v '^[ <]' | grep ':arm64$' | sort -u)
-list="$list
-$indep"
-stamp=$(printf '%s\n' "$list" | sort | cksum | cut -d' ' -f1)
-if [ ! -f "$sysroot/.faultline-sysroot" ] || [ "$(cat "$sysroot/.faultline-sysroot")" != "$stamp" ]; then
-  say "downloading $(printf '%s\n' "$list" | wc -l) arm64 packages into $build/debs"
-  rm -rf "$sysroot" "$build/debs"
-  mkdir -p "$sysroot" "$build/debs"
-  # shellcheck disable=SC2086
-  (cd "$build/debs" && apt-get download -o APT::Sandbox::User=root -qq $list)
-  for d in "$build"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
-  # merged /usr as on an installed Debian 12, so that /lib/ld-linux-aarch64.so.1 resolves
-  for d in lib bin sbin; do
-    if [ -d "$sysroot/$d" ] && [ ! -L "$sysroot/$d" ]; then
-      cp -a "$sysroot/$d/." "$sysroot/usr/$d/"
-      rm -rf "${sysroot:?}/$d"
-    fi
-    [ -e "$sysroot/$d" ] || ln -s "usr/$d" "$sysroot/$d"
-  done
-  # absolute symlinks (libz.so -> /lib/aarch64-linux-gnu/libz.so.1) point into the host: make
-  # them relative to the sysroot
-  find "$sysroot" -type l | while read -r l; do
-    t=$(readlink "$l")
-    case "$t" in
-      /*) ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$sysroot$t")" "$l" ;;
-    esac
-  done
-  echo "$stamp" > "$sysroot/.faultline-sysroot"
-  say "sysroot ready: $sysroot ($(du -sm "$sysroot" | cut -f1) MB)"
-fi
+# --- 1./2. host tools and the arm64 sysroot (shared with scripts/package.sh --arch arm64) ---------
+nodeps=""
+if [ "$deps" = 0 ]; then nodeps=--no-deps; fi
+"$root/scripts/arm64-sysroot.sh" --build "$build" $nodeps >/dev/null
+qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64)
 
 # --- 3. cross build ------------------------------------------------------------------------------
 launcher=""
@@ -189,4 +131,11 @@ for s in "$root"/samples/*/; do
 done
 say "$((n - bad))/$n sample json reports identical on arm64 and the host"
 if [ "$bad" != 0 ] || [ "$n" = 0 ]; then exit 1; fi
+
+# --- 6. the arm64 .deb ---------------------------------------------------------------------------
+if [ "$deb" = 1 ]; then
+  say "building and checking the arm64 .deb (scripts/package.sh --arch arm64)"
+  pkg=$(FAULTLINE_SYSROOT_BUILD="$build" "$root/scripts/package.sh" --arch arm64 --no-deps --jobs "$jobs" | tail -n 1)
+  say "arm64 package: $pkg"
+fi
 say "done"
