@@ -111,6 +111,18 @@ TEST_CASE("the real asys bundle answers boot time, versions and errors with SQL 
   // the boot (19:54 UTC) follows the last driver change (18:45 host-local, UTC here): nothing
   // is pending
   CHECK(scalar(h, "SELECT count(*) FROM findings WHERE finding='driver.reboot_pending'") == "0");
+  // the job failed on an operator's own assertion (GatherV3 index out of range): that is the root
+  // cause, it explains the device task exception, and the first fault event listed is one it
+  // cites (not a DMS alarm of the vNPU creation hours earlier)
+  CHECK(scalar(h, "SELECT finding FROM findings WHERE rank = 1") == "operator.kernel_assert");
+  CHECK(scalar(h, "SELECT explained_by FROM findings WHERE finding='device.task_exception'") ==
+        "operator.kernel_assert");
+  const std::string first_fault =
+      scalar(h, "SELECT fault FROM findings WHERE kind='fault' ORDER BY rank LIMIT 1");
+  CHECK(first_fault.find("operator.kernel_assert") != std::string::npos);
+  // the install log's failed runs (vermagic, kernel mismatch, firmware pre-check, missing PCIe
+  // device) were each followed by a completed run of the same package: history, not faults
+  CHECK(scalar(h, "SELECT count(*) FROM findings WHERE finding LIKE 'fault.install.%'") == "0");
 
   // analysing it again replaces the rows instead of adding to them
   const std::string events_before = scalar(h, "SELECT count(*) FROM events");
