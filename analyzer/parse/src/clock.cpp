@@ -116,7 +116,17 @@ int64_t snap_zone_ns(int64_t offset_ns, int64_t tolerance_s) {
   return diff <= tolerance_s * kSec ? snapped : offset_ns;
 }
 
-std::string SameLines::key(std::string_view m) {
+namespace {
+// 64-bit hash of the bytes of a..b (std::hash of a string_view: one pass, no copy)
+uint64_t hash2(std::string_view a, std::string_view b) {
+  const uint64_t h = std::hash<std::string_view>{}(a);
+  const uint64_t k = std::hash<std::string_view>{}(b);
+  const uint64_t x = h ^ (k + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  return x == 0 ? 1 : x;
+}
+}  // namespace
+
+uint64_t SameLines::key(std::string_view m) {
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
   const size_t asc = parse::logs::find_sub(m, "[ascend]");
   if (asc != std::string_view::npos) {
@@ -134,25 +144,22 @@ std::string SameLines::key(std::string_view m) {
         const size_t gt = rest.find("> ");
         if (gt != std::string_view::npos) rest = rest.substr(gt + 2);
       }
-      if (rest.size() < 8) return {};
-      std::string k(m.substr(b, j + 1 - b));
-      k += ' ';
-      k += rest.substr(0, kMaxKey);
-      return k;
+      if (rest.size() < 8) return 0;
+      return hash2(m.substr(b, j + 1 - b), rest.substr(0, kMaxKey));
     }
-    return {};
+    return 0;
   }
-  if (m.size() < 24) return {};
-  return std::string(m.substr(0, kMaxKey));
+  if (m.size() < 24) return 0;
+  return hash2({}, m.substr(0, kMaxKey));
 }
 
-void SameLines::put(Map& m, std::string key, const RawTime& t) {
+void SameLines::put(Map& m, uint64_t key, const RawTime& t) {
   const auto it = m.find(key);
   if (it != m.end()) {
     it->second.clock = Clock::none;
     return;
   }
-  if (m.size() < kMaxLines) m.emplace(std::move(key), t);
+  if (m.size() < kMaxLines) m.emplace(key, t);
 }
 
 void SameLines::add(const Event& e) {
@@ -172,8 +179,8 @@ void SameLines::add(const Event& e) {
   if (m == &local_ && !t.has_uptime() &&
       parse::logs::find_sub(e.text.substr(0, 160), "[ascend]") == std::string_view::npos)
     return;
-  std::string k = key(e.message);
-  if (!k.empty()) put(*m, std::move(k), t);
+  const uint64_t k = key(e.message);
+  if (k != 0) put(*m, k, t);
 }
 
 void SameLines::merge(const SameLines& o) {
@@ -193,8 +200,14 @@ void SameLines::match(HostInputs& in) const {
     if (t.year != 0) return naive_ns(t);
     return in.reference_ns ? naive_ns(t, infer_year(t, *in.reference_ns)) : kNoTime;
   };
-  for (const auto& [k, u] : utc_) {
-    if (u.clock == Clock::none) continue;
+  // in key order: which pairs are kept at kMaxPairs must not depend on the hash table's layout
+  std::vector<uint64_t> keys;
+  keys.reserve(utc_.size());
+  for (const auto& [k, u] : utc_)
+    if (u.clock != Clock::none) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  for (const uint64_t k : keys) {
+    const RawTime& u = utc_.at(k);
     const int64_t uw = wall(u);
     if (uw == kNoTime || uw < kSyncedFloor) continue;
     if (const auto l = local_.find(k); l != local_.end() && l->second.clock != Clock::none) {

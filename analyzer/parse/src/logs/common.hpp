@@ -66,15 +66,34 @@ inline constexpr std::array<uint8_t, 256> kByteRarity = [] {
 // first byte, which for needles starting with a space or a common letter is nearly every word of
 // a line; glibc's memmem clears a 256-byte table per call, too much for one line. This looks for
 // the needle's rarest byte with memchr and compares around it (issue 19: per-line cost).
-inline size_t find_sub(std::string_view s, std::string_view p) {
-  const size_t n = p.size();
-  if (n == 0) return 0;
-  if (n > s.size()) return std::string_view::npos;
+// A needle with the offset of its rarest byte: computed when the program is compiled for a
+// literal (most calls), at the call for a run-time string. Computing it per call cost two
+// dependent loads per needle byte on every line (issue 19: the training parser's severity
+// words, ~40% of its classify()).
+constexpr size_t rarest_byte(std::string_view p) {
   size_t a = 0;
-  for (size_t i = 1; i < n; ++i)
+  for (size_t i = 1; i < p.size(); ++i)
     if (kByteRarity[static_cast<unsigned char>(p[i])] >
         kByteRarity[static_cast<unsigned char>(p[a])])
       a = i;
+  return a;
+}
+struct Needle {
+  std::string_view p;
+  size_t a;
+  template <size_t N>
+  consteval Needle(const char (&s)[N])  // NOLINT(google-explicit-constructor): literals convert
+      : p(s, N - 1), a(rarest_byte(std::string_view(s, N - 1))) {}
+  Needle(std::string_view s) : p(s), a(rarest_byte(s)) {}  // NOLINT(google-explicit-constructor)
+  Needle(const std::string& s) : Needle(std::string_view(s)) {}  // NOLINT
+};
+
+inline size_t find_sub(std::string_view s, const Needle& needle) {
+  const std::string_view p = needle.p;
+  const size_t n = p.size();
+  if (n == 0) return 0;
+  if (n > s.size()) return std::string_view::npos;
+  const size_t a = needle.a;
   const char* base = s.data();
   const size_t last = s.size() - n + a;  // last position the anchor byte can have
   for (size_t pos = a; pos <= last;) {
@@ -86,7 +105,7 @@ inline size_t find_sub(std::string_view s, std::string_view p) {
   }
   return std::string_view::npos;
 }
-inline bool contains(std::string_view s, std::string_view p) {
+inline bool contains(std::string_view s, const Needle& p) {
   return find_sub(s, p) != std::string_view::npos;
 }
 
