@@ -198,14 +198,20 @@ Classification Classifier::classify(std::string_view path, std::string_view head
   int best = 0;
   const Kind* best_kind = nullptr;
   for (const auto& k : impl_->kinds) {
+    if (best >= 4) break;  // the first kind with the highest score wins: none can beat this one
     bool path_hit = false;
     for (const auto& re : k.paths)
       if (re.search(path)) {
         path_hit = true;
         break;
       }
+    // the most this kind can score; its content rules (a regex per head line each, the bulk of
+    // the classifier's time) run only when that could beat the best so far
+    const int reachable = path_hit ? (k.path_wins ? 4 : 3) : 2;
+    if (reachable <= best) continue;
     bool content_hit = false;
     for (const auto& rule : k.content) {
+      if (path_hit && k.path_wins) break;  // scores 4 whatever the content says
       size_t n = 0;
       for (auto l : lines)
         if (rule.re.search(l)) {
