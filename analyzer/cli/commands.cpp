@@ -349,6 +349,7 @@ class DbFile {
   DbFile(const DbFile&) = delete;
   DbFile& operator=(const DbFile&) = delete;
   const fs::path& path() const { return path_; }
+  bool temp() const { return temp_; }
   // a temporary file needs no durability (store::Db::Durability::scratch)
   store::Db::Durability durability() const {
     return temp_ ? store::Db::Durability::scratch : store::Db::Durability::normal;
@@ -553,8 +554,10 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   if (bundles.empty()) throw UsageError("no bundles found in the inputs");
   DbFile dbf(a.db);
   // not a scratch database even when temporary: a failed merge is rolled back and the fleet
-  // goes on with the other bundles
-  auto db = store::Db::open(dbf.path());
+  // goes on with the other bundles; a temporary one keeps that journal in memory (no WAL to
+  // write and checkpoint: ~6% of a fleet's CPU, all of it after the workers)
+  auto db = store::Db::open(
+      dbf.path(), dbf.temp() ? store::Db::Durability::temporary : store::Db::Durability::normal);
   const auto out = merge ? app::fleet_merge(*db, bundles, o) : app::fleet(*db, bundles, o, a.jobs);
   for (const auto& f : out.failures)
     std::cerr << "faultline fleet: skipped " << f.bundle << ": " << f.message << "\n";

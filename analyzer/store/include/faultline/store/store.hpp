@@ -41,10 +41,13 @@ class Db {
  public:
   // How much a database file must survive.
   enum class Durability {
-    normal,   // WAL, synchronous=NORMAL: a killed or crashed run leaves it consistent
-    scratch,  // a file removed at the end of the run, never read after a failed one: no
-              // journal, no fsync (each page written once; the bulk load's store phase takes
-              // half the time). ROLLBACK cannot undo anything: a failed run's file is dropped.
+    normal,     // WAL, synchronous=NORMAL: a killed or crashed run leaves it consistent
+    scratch,    // a file removed at the end of the run, never read after a failed one: no
+                // journal, no fsync (each page written once; the bulk load's store phase takes
+                // half the time). ROLLBACK cannot undo anything: a failed run's file is dropped.
+    temporary,  // a file removed at the end of the run that must still roll back a failed
+                // transaction (a fleet's merges): rollback journal in memory, no fsync, no WAL
+                // to checkpoint at the end.
   };
   // Opens or creates the database and applies pending migrations. Throws StoreError.
   static std::unique_ptr<Db> open(const std::filesystem::path& path,
