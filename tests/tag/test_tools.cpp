@@ -104,6 +104,29 @@ TEST_CASE("lint is clean on the test packs and finds broken patterns") {
   CHECK(bad->line == 98);
 }
 
+TEST_CASE("lint flags fault-text placeholders that name no capture group") {
+  RuleSet rs = tagtest::test_rules();
+  auto& s = sig(rs, "svm.map_va_not_fixed");  // capture has vm_start and vm_end
+  s.fault.present = true;
+  s.fault.role = "cause";
+  s.fault.cause = "The mapping ends at {vm_end} ({{not a placeholder}}, {2,5} neither).";
+  s.fault.suggestion = "Check {vm_start}.";
+  CHECK_FALSE(has_problem(faultline::tag::lint(rs), Problem::Level::error, "svm.map_va_not_fixed",
+                          "placeholder"));
+  s.fault.suggestion = "Check {vm_begin} on device {device}.";
+  s.fault.code = "0x{code}";
+  const auto ps = faultline::tag::lint(rs);
+  INFO(dump(ps));
+  CHECK(has_problem(ps, Problem::Level::error, "svm.map_va_not_fixed",
+                    "fault.suggestion: placeholder `{vm_begin}` is not a group of `capture`"));
+  CHECK(has_problem(ps, Problem::Level::error, "svm.map_va_not_fixed",
+                    "fault.suggestion: placeholder `{device}`"));
+  CHECK(has_problem(ps, Problem::Level::error, "svm.map_va_not_fixed",
+                    "fault.code: placeholder `{code}`"));
+  CHECK_FALSE(
+      has_problem(ps, Problem::Level::error, "svm.map_va_not_fixed", "fault.cause: placeholder"));
+}
+
 TEST_CASE("lint carries load errors with their location") {
   const auto rs = faultline::tag::load_signatures(
       {{"signatures/svm.yaml",

@@ -141,6 +141,30 @@ ExampleReport run_examples(const RuleSet& rules, const Engine& engine) {
   return r;
 }
 
+namespace {
+// The `{word}` placeholders of a fault text (`{{` and `}}` are literal braces; braces around
+// anything but a word stay text), as correlate fills them.
+std::vector<std::string> fault_placeholders(const std::string& t) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.compare(i, 2, "{{") == 0 || t.compare(i, 2, "}}") == 0) {
+      ++i;
+      continue;
+    }
+    if (t[i] != '{') continue;
+    const size_t e = t.find('}', i);
+    if (e == std::string::npos) break;
+    const std::string name = t.substr(i + 1, e - i - 1);
+    if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+        }))
+      out.push_back(name);
+    i = e;
+  }
+  return out;
+}
+}  // namespace
+
 std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& kinds) {
   auto kind_known = [&](const std::string& k) {
     if (!kinds.empty()) return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
@@ -175,6 +199,19 @@ std::vector<Problem> lint(const RuleSet& rules, const std::vector<std::string>& 
         s.capture.find("<" + s.fault.code_capture + ">") == std::string::npos)
       add(Problem::Level::error, s.file_line,
           "fault.code_capture `" + s.fault.code_capture + "` is not a group of `capture`");
+
+    // `{name}` in a fault text is filled from the capture group of that name: a name that is
+    // no group of `capture` can never resolve and prints "?" in every report
+    if (s.fault.present)
+      for (const auto& [field, text] :
+           {std::pair<const char*, const std::string*>{"cause", &s.fault.cause},
+            {"suggestion", &s.fault.suggestion},
+            {"code", &s.fault.code}})
+        for (const auto& name : fault_placeholders(*text))
+          if (s.capture.find("<" + name + ">") == std::string::npos)
+            add(Problem::Level::error, s.file_line,
+                std::string("fault.") + field + ": placeholder `{" + name +
+                    "}` is not a group of `capture`");
 
     // Hyperscan: each pattern alone, then all of them against the match examples.
     const unsigned flags = detail::hs_flags(s);
