@@ -233,6 +233,52 @@ TEST_CASE("an environment-check dump of a healthy node gives no fault event") {
   CHECK(c.root_causes() == 0);
 }
 
+TEST_CASE("a NIC link history with a LINK DOWN that lasted is a fault event; a flap is not") {
+  // hccn_tool 23.x answer ([devid N] records, newest first) in the environment-check layout;
+  // the record shape as in public HCCL troubleshooting notes (ERROR CQE, link_stat example)
+  Case c({{"environment_check/npu_info_after.txt",
+           {"/usr/local/Ascend/driver/tools/hccn_tool -i 0 -link_stat -g",
+            "[devid 0]current time        : Tue Oct 28 21:46:46 2025",
+            "[devid 0]link up count       : 3", "[devid 0]link down count     : 2",
+            "[devid 0]link change records :", "[devid 0]    Tue Oct 28 20:01:40 2025    LINK UP",
+            "[devid 0]    Tue Oct 28 20:00:10 2025    LINK DOWN",
+            "[devid 0]    Sun Oct  5 10:13:51 2025    LINK UP",
+            "[devid 0]    Sun Oct  5 10:13:50 2025    LINK DOWN",
+            "[devid 0]    Sun Oct  5 10:13:35 2025    LINK UP", "",
+            "/usr/local/Ascend/driver/tools/hccn_tool -i 3 -link_stat -g",
+            "[devid 3]current time        : Tue Oct 28 21:46:46 2025",
+            "[devid 3]link up count       : 1", "[devid 3]link down count     : 1",
+            "[devid 3]link change records :", "[devid 3]    Tue Oct 28 21:40:02 2025    LINK DOWN",
+            "[devid 3]    Sun Oct  5 10:13:35 2025    LINK UP"}}});
+  const auto f = c.faults();
+  REQUIRE(f.count("fault.hccn.link_down_lasting") == 1);
+  const auto& fe = c.fault("fault.hccn.link_down_lasting");
+  CHECK(fe["fault_class"] == "network");
+  CHECK(fe["fault"].find("\"code\":\"Comp_Network_Custom_01\"") != std::string::npos);
+  // both lasting downs are evidence (90 s on device 0; device 3 still down 6 minutes later); the
+  // one-second flap of Oct 5 is not
+  CHECK(fe["fault"].find("went down at Tue Oct 28 20:00:10 2025 and lasted 90 s") !=
+        std::string::npos);
+  CHECK(fe["fault"].find("\"count\":2") != std::string::npos);
+  CHECK(fe["line"] == "7");  // at the LINK DOWN record
+  CHECK(f.count("fault.hccn.link_down_record") == 0);
+}
+
+TEST_CASE("a NIC link history whose downs all came back within 30 s gives no fault event") {
+  Case c(
+      {{"link-history.log",
+        {"==> NPU 0", "[devid 0]current time        : Tue Oct 28 21:46:46 2025",
+         "[devid 0]link up count       : 2", "[devid 0]link down count     : 1",
+         "[devid 0]link change records :", "[devid 0]    Sun Oct  5 10:13:51 2025    LINK UP",
+         "[devid 0]    Sun Oct  5 10:13:50 2025    LINK DOWN",
+         "[devid 0]    Sun Oct  5 10:13:35 2025    LINK UP", "==> NPU 1",
+         "[devid 1]current time        : Tue Oct 28 21:46:46 2025",
+         "[devid 1]link up count       : 1", "[devid 1]link down count     : 1",
+         "[devid 1]link change records :", "[devid 1]    Tue Oct 28 21:46:30 2025    LINK DOWN"}}});
+  CHECK(query(c.db(), "SELECT 1 FROM members WHERE kind = 'hccn_link_stat'").size() == 1);
+  CHECK(c.faults().empty());  // device 1 went down 16 s before the history was read: too recent
+}
+
 TEST_CASE("a console with torch_npu ERR codes and an HCCL init failure in torch_npu wording") {
   // vllm-ascend #672 (verbatim, with the [rankN]: prefix of torchrun)
   Case c({{"logs/train_rank1.log",

@@ -83,6 +83,7 @@ OwnedEvent::OwnedEvent(const Event& e)
       offset(e.offset),
       severity(e.severity),
       keep(e.keep),
+      derived(e.derived),
       time(e.time),
       module(e.module),
       pid(e.pid),
@@ -100,6 +101,7 @@ Event OwnedEvent::view() const {
   e.offset = offset;
   e.severity = severity;
   e.keep = keep;
+  e.derived = derived;
   e.time = time;
   e.module = module;
   e.pid = pid;

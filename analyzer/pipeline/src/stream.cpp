@@ -43,6 +43,10 @@ class Stream::Sink final : public parse::Sink {
       : p_(p), member_(member), root_(std::move(root)), kind_(kind) {}
 
   void event(const Event& e) override {
+    if (e.derived) {
+      derived(e);
+      return;
+    }
     ++parsed_;
     if (e.time.has_civil())
       note_time(e);
@@ -113,6 +117,31 @@ class Stream::Sink final : public parse::Sink {
     Severity sev = Severity::info;
     for (const auto& h : hits) sev = std::max(sev, p_.engine_->signatures()[h.sig].severity);
     e.severity = sev;
+    int64_t id;
+    {
+      ScopeTimer t(p_.stats_.rows_s);
+      id = p_.db_.add_event(p_.bundle_, member_, root_, e);
+    }
+    ++p_.stats_.events;
+    for (const auto& h : hits) attach(id, h);
+  }
+
+  // A record the parser derived from several lines: its own row, tagged here (the reading
+  // thread's scan saw only the file's lines). The signatures of the member's kind apply; all of
+  // them for text and composite members, as on the reading thread.
+  void derived(const Event& e) {
+    if (p_.engine_ == nullptr) return;
+    std::vector<PendingHit> hits;
+    const std::string line = std::string(e.text) + "\n";
+    const std::string_view scan_kind =
+        kind_ == "text" || kind_ == "composite" ? std::string_view() : kind_;
+    if (!p_.derived_scanner_) p_.derived_scanner_ = p_.engine_->scanner();
+    p_.derived_scanner_->scan(line, scan_kind, [&](const tag::Hit& h) {
+      for (const auto& x : hits)
+        if (x.sig == h.signature) return;
+      hits.push_back(PendingHit{h.signature, e.line, e.offset, std::string(e.text)});
+    });
+    if (hits.empty() && !e.keep) return;
     int64_t id;
     {
       ScopeTimer t(p_.stats_.rows_s);

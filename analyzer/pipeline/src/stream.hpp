@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,7 +107,10 @@ class Stream final : public ingest::Visitor {
   // one for all members: its ~2 MiB buffer is allocated (and zeroed) once, not per member
   ingest::LineChunker chunker_;            // reading thread
   std::map<std::string, RootInfo> roots_;  // writing thread
-  uint64_t members_done_ = 0;              // reading thread
+  // the writing thread's scratch for the parsers' derived records (the engine's own scratch is
+  // the reading thread's); made at the first one
+  std::unique_ptr<tag::Scanner> derived_scanner_;
+  uint64_t members_done_ = 0;  // reading thread
   uint64_t bytes_done_ = 0;
   std::chrono::steady_clock::time_point last_progress_{};
 };

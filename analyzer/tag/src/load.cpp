@@ -25,7 +25,7 @@ const std::vector<std::string_view>& known_kinds() {
       "sysctl",        "lspci",          "train_log",     "probe_output",    "manifest",
       "readlink",      "proc_limits",    "timezone",      "hostname",        "text",
       "binary",        "mindx_dl_log",   "volcano_log",   "mindie_log",      "mindio_log",
-      "amct_log",      "lcne_log"};
+      "amct_log",      "lcne_log",       "hccn_link_stat"};
   return kinds;
 }
 

@@ -33,6 +33,9 @@ std::unique_ptr<Parser> make_ls_listing(std::string_view path);
 std::unique_ptr<Parser> make_modules_dep(std::string_view path);
 std::unique_ptr<Parser> make_ldd(std::string_view path);
 
+// link_stat.cpp — `hccn_tool -i N -link_stat -g` (link change history)
+std::unique_ptr<Parser> make_link_stat(std::string_view path);
+
 // host.cpp
 std::unique_ptr<Parser> make_uname(std::string_view path);
 std::unique_ptr<Parser> make_uptime(std::string_view path);

@@ -31,6 +31,7 @@ void register_output_parsers(std::vector<Entry>& out) {
   out.push_back({"ulimit", o::make_ulimit});
   out.push_back({"sysctl", o::make_sysctl});
   out.push_back({"lspci", o::make_lspci});
+  out.push_back({"hccn_link_stat", o::make_link_stat});
   out.push_back({"manifest", o::make_manifest});
   out.push_back({"launch_spec", o::make_launch_spec});
   out.push_back({"readlink", o::make_readlink});

@@ -77,6 +77,9 @@ struct Event {
   uint64_t offset = 0;      // byte offset of the first line in the member
   Severity severity = Severity::info;
   bool keep = false;  // parser asks for the row even below WARNING (a rule needs it)
+  // `text` is a record the parser derived from several lines (a pairing only the whole file
+  // shows, docs/events.md), not a line of the file: the signatures are matched against it.
+  bool derived = false;
   RawTime time;
   std::string_view module;  // RUNTIME, HCCL, devmm, kernel, Driver, ...
   int64_t pid = -1;
@@ -94,6 +97,7 @@ struct OwnedEvent {
   uint64_t offset = 0;
   Severity severity = Severity::info;
   bool keep = false;
+  bool derived = false;
   RawTime time;
   std::string module;
   int64_t pid = -1, tid = -1;
