@@ -613,4 +613,16 @@ bool printable_text(std::string_view s) {
   return true;
 }
 
+bool read_ctime(std::string_view s, size_t& pos, RawTime& t) {
+  if (pos + 24 > s.size() || !is_upper(s[pos]) || s[pos + 3] != ' ') return false;
+  size_t p = pos + 4;
+  if (!read_syslog_stamp(s, p, t)) return false;
+  if (p >= s.size() || s[p] != ' ') return false;
+  const int y = fixed_digits(s, p + 1, 4);
+  if (y < 0) return false;
+  t.year = y;
+  pos = p + 5;
+  return true;
+}
+
 }  // namespace faultline::parse::logs

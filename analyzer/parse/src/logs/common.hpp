@@ -189,6 +189,8 @@ bool read_datetime(std::string_view s, size_t& pos, RawTime& t, std::string_view
 bool read_clock(std::string_view s, size_t& pos, RawTime& t);
 // "Mon dd hh:mm:ss[.frac]" (syslog / journal short; day space- or zero-padded). Year stays 0.
 bool read_syslog_stamp(std::string_view s, size_t& pos, RawTime& t);
+// "Thu May  8 02:28:01 2025" (ctime, no zone) at pos; pos moves past the year
+bool read_ctime(std::string_view s, size_t& pos, RawTime& t);
 // "+0800", "+08:00", "Z", "-0500" right at pos; offset east of UTC in seconds.
 bool read_zone_suffix(std::string_view s, size_t& pos, int32_t& offset_s);
 // Converts a civil time printed in a stated zone into UTC civil fields and sets clock = utc.

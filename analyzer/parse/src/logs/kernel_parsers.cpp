@@ -160,19 +160,6 @@ bool printk_level(char c, Severity& s) {
   }
 }
 
-// "Thu May  8 02:28:01 2025" (ctime)
-bool read_ctime(std::string_view s, size_t& pos, RawTime& t) {
-  if (pos + 24 > s.size() || !is_upper(s[pos]) || s[pos + 3] != ' ') return false;
-  size_t p = pos + 4;
-  if (!read_syslog_stamp(s, p, t)) return false;
-  if (p >= s.size() || s[p] != ' ') return false;
-  const int y = fixed_digits(s, p + 1, 4);
-  if (y < 0) return false;
-  t.year = y;
-  pos = p + 5;
-  return true;
-}
-
 class DmesgParser final : public Parser {
  public:
   DmesgParser(bool ctime, std::string_view path)

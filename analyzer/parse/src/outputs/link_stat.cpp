@@ -33,15 +33,9 @@ constexpr int64_t kFlapNs = 30 * kSec;  // longer than this is a fault (ascend-f
 constexpr size_t kMaxRecords = 4096;    // per device
 constexpr size_t kMaxDevices = 64;
 
-// "Tue Oct 28 20:00:10 2025" at pos (ctime without the zone)
-bool read_ctime(std::string_view s, size_t pos, RawTime& t) {
-  if (pos + 24 > s.size() || !logs::is_upper(s[pos]) || s[pos + 3] != ' ') return false;
-  size_t p = pos + 4;
-  if (!logs::read_syslog_stamp(s, p, t)) return false;
-  if (p >= s.size() || s[p] != ' ') return false;
-  const int y = logs::fixed_digits(s, p + 1, 4);
-  if (y < 1970) return false;
-  t.year = y;
+// "Tue Oct 28 20:00:10 2025" at pos: a host-local civil time
+bool read_stamp(std::string_view s, size_t pos, RawTime& t) {
+  if (!logs::read_ctime(s, pos, t) || t.year < 1970) return false;
   t.clock = Clock::host_local;
   return true;
 }
@@ -96,7 +90,7 @@ class LinkStatParser final : public Parser {
     if (logs::starts_with(rest, "current time")) {
       const size_t c = rest.find(": ");
       RawTime t;
-      if (c != std::string_view::npos && read_ctime(rest, c + 2, t)) {
+      if (c != std::string_view::npos && read_stamp(rest, c + 2, t)) {
         Device* d = device(dev);
         if (d != nullptr) {
           d->now = std::string(rest.substr(c + 2, 24));
@@ -107,7 +101,7 @@ class LinkStatParser final : public Parser {
     }
     const std::string_view body = logs::ltrim(rest);
     RawTime t;
-    if (!read_ctime(body, 0, t)) return;
+    if (!read_stamp(body, 0, t)) return;
     const std::string_view what = logs::trim_blank(body.substr(24));
     if (what != "LINK UP" && what != "LINK DOWN") return;
     e.time = t;
