@@ -233,6 +233,34 @@ TEST_CASE("an environment-check dump of a healthy node gives no fault event") {
   CHECK(c.root_causes() == 0);
 }
 
+TEST_CASE("a Python exception is a last-resort fault: it yields its line to any other fault") {
+  // PKU-YuanGroup/Helios #62 (the exception names no code) and Ascend/pytorch #66 (the
+  // exception line carries ACL code 507035), verbatim
+  Case c({{"logs/worker_0.log",
+           {"Traceback (most recent call last):",
+            "  File \"/root/miniconda3/lib/python3.10/site-packages/torch/nn/modules/conv.py\", "
+            "line 712, in _conv_forward",
+            "    return F.conv3d(",
+            "RuntimeError: The Inner error is reported as above. The process exits for this inner "
+            "error, and the current working operator name is Conv2D."}},
+          {"logs/worker_1.log",
+           {"Traceback (most recent call last):",
+            "  File \"/home/ma-user/work/test/llama149/testLlame_new.py\", line 30, in <module>",
+            "    generate_ids = model.generate(inputs.input_ids, max_length=512)",
+            "RuntimeError: operator():build/CMakeFiles/torch_npu.dir/compiler_depend.ts:25 NPU "
+            "function error: c10_npu::acl::AclrtSynchronizeStreamWithTimeout(copy_stream), error "
+            "code is 507035"}}});
+  const auto f = c.faults();
+  CHECK(f.count("fault.acl.error_507035") == 1);
+  REQUIRE(f.count("fault.train.python_exception") == 1);
+  const auto& fe = c.fault("fault.train.python_exception");
+  CHECK(fe["fault"].find("\"code\":\"AISW_TRACEBACK_RuntimeError\"") != std::string::npos);
+  CHECK(fe["fault"].find("\"count\":1") !=
+        std::string::npos);  // worker_1's line is the ACL fault's
+  CHECK(fe["member"] == "logs/worker_0.log");
+  CHECK(fe["fault_role"] == "symptom");
+}
+
 TEST_CASE("a NIC link history with a LINK DOWN that lasted is a fault event; a flap is not") {
   // hccn_tool 23.x answer ([devid N] records, newest first) in the environment-check layout;
   // the record shape as in public HCCL troubleshooting notes (ERROR CQE, link_stat example)

@@ -21,7 +21,7 @@ namespace {
 // written below: when they gain a field, add it here and bump the version (the static_asserts
 // are a tripwire for that, on the platform faultline is built on).
 constexpr std::string_view kMagic = "faultline-rules\n";
-constexpr uint32_t kVersion = 5;
+constexpr uint32_t kVersion = 6;  // 6: fault.generic 2 = `generic: last`
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(tag::Signature) == 760,
               "tag::Signature changed: update rule_cache.cpp (and kVersion)");
@@ -165,7 +165,7 @@ std::string serialize_rules(const tag::RuleSet& rs) {
     w.strs(s.fault.caused_by);
     w.strs(s.fault.cleared_by);
     w.str(s.fault.clear_key);
-    w.u32(s.fault.generic ? 1 : 0);
+    w.u32(s.fault.generic_last ? 2 : s.fault.generic ? 1 : 0);
     w.str(s.fault.kb);
     std::vector<std::string> seen;
     for (const auto& e : s.match) seen.push_back(e.seen);
@@ -226,7 +226,9 @@ std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
     s.fault.caused_by = r.strs();
     s.fault.cleared_by = r.strs();
     s.fault.clear_key = r.str();
-    s.fault.generic = r.u32() != 0;
+    const uint32_t generic = r.u32();
+    s.fault.generic = generic != 0;
+    s.fault.generic_last = generic == 2;
     s.fault.kb = r.str();
     const auto seen = r.strs();
     if (seen.size() != s.match.size()) return std::nullopt;

@@ -37,6 +37,7 @@ std::vector<correlate::FaultDef> Rules::fault_defs() const {
     d.cleared_by = sig.fault.cleared_by;
     d.clear_key = sig.fault.clear_key;
     d.generic = sig.fault.generic;
+    d.last = sig.fault.generic_last;
     d.kb = sig.fault.kb;
     out.push_back(std::move(d));
   }

@@ -510,10 +510,15 @@ std::set<int64_t> cleared_events(sqlite3* db, int64_t bundle_id, const FaultDef&
 constexpr const char* kNotSpecific =
     " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_specific_faults s ON s.signature "
     "= h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = h.bundle_id)";
+// A last-resort fault (`generic: last`, a Python exception line) yields a line to any other
+// native fault, the generic ones too.
+constexpr const char* kNotAnyOther =
+    " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_other_faults s ON s.signature "
+    "= h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = h.bundle_id)";
 
 void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Diagnosis* d,
                   std::vector<Draft>& out) {
-  const std::string only = def.generic ? kNotSpecific : "";
+  const std::string only = def.last ? kNotAnyOther : def.generic ? kNotSpecific : "";
   detail::Stmt cnt(db,
                    "SELECT e.host, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id WHERE "
                    "h.bundle_id = ? AND h.signature = ?" +
@@ -734,10 +739,18 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
                "CREATE TEMP TABLE IF NOT EXISTS faultline_specific_faults(signature TEXT PRIMARY "
                "KEY)");
   detail::exec(db, "DELETE FROM temp.faultline_specific_faults");
+  detail::exec(
+      db, "CREATE TEMP TABLE IF NOT EXISTS faultline_other_faults(signature TEXT PRIMARY KEY)");
+  detail::exec(db, "DELETE FROM temp.faultline_other_faults");
   {
     detail::Stmt ins(db, "INSERT OR IGNORE INTO temp.faultline_specific_faults VALUES (?)");
+    detail::Stmt other(db, "INSERT OR IGNORE INTO temp.faultline_other_faults VALUES (?)");
     for (const auto& def : faults) {
-      if (def.generic || !def.kb.empty()) continue;  // KB codes take no line from a native fault
+      if (!def.kb.empty() || def.last) continue;  // KB codes take no line from a native fault
+      other.bind(1, def.signature);
+      other.step();
+      other.reset();
+      if (def.generic) continue;
       ins.bind(1, def.signature);
       ins.step();
       ins.reset();

@@ -189,11 +189,12 @@ bool parse_fault(const YAML::Node& n, const Ctx& cx, const std::string& id, int 
     ok = false;
   }
   if (const auto g = n["generic"]) {
-    if (!g.IsScalar() || (g.Scalar() != "true" && g.Scalar() != "false")) {
-      cx.error(line_of(g, line), id, "fault: `generic` must be true or false");
+    if (!g.IsScalar() || (g.Scalar() != "true" && g.Scalar() != "false" && g.Scalar() != "last")) {
+      cx.error(line_of(g, line), id, "fault: `generic` must be true, false or last");
       ok = false;
     } else {
-      f.generic = g.Scalar() == "true";
+      f.generic = g.Scalar() != "false";
+      f.generic_last = g.Scalar() == "last";
     }
   }
   if (const auto sev = n["severity"]) {
@@ -519,8 +520,8 @@ bool same_definition(const Signature& a, const Signature& b) {
          a.fault.code_capture == b.fault.code_capture &&
          a.fault.has_severity == b.fault.has_severity && a.fault.severity == b.fault.severity &&
          a.fault.caused_by == b.fault.caused_by && a.fault.generic == b.fault.generic &&
-         a.fault.kb == b.fault.kb && a.fault.cleared_by == b.fault.cleared_by &&
-         a.fault.clear_key == b.fault.clear_key;
+         a.fault.generic_last == b.fault.generic_last && a.fault.kb == b.fault.kb &&
+         a.fault.cleared_by == b.fault.cleared_by && a.fault.clear_key == b.fault.clear_key;
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ struct FaultDef {
   std::string clear_key;                       // capture that must be equal to clear
   bool generic = false;  // catch-all of a code family: lines also hit by a non-generic fault
                          // signature are not its evidence (one line, one fault event)
+  bool last = false;     // `generic: last`: lines also hit by any other fault are not its evidence
   // knowledge-base pack ("ascend-fd") of an imported code, "" for native signatures: a KB fault
   // on the same lines as a native fault is named inside the native finding (docs/faults.md)
   std::string kb;

@@ -47,6 +47,8 @@ struct Fault {
   bool has_severity = false;      // severity overrides the signature's (and the line's) level
   bool generic = false;           // a catch-all of a code family: a line that is also a hit of a
                                   // non-generic fault signature is not evidence of this one
+  bool generic_last = false;      // `generic: last`: a line that is a hit of any other fault
+                                  // signature (generic ones too) is not evidence of this one
   Severity severity = Severity::error;
   std::vector<std::string> caused_by;  // ids of signatures whose fault causes this one
   // `kb:` the knowledge-base pack the fault was imported from ("ascend-fd"), empty for native
