@@ -130,18 +130,19 @@ class Stream::Sink final : public parse::Sink {
   // thread's scan saw only the file's lines). The signatures of the member's kind apply; all of
   // them for text and composite members, as on the reading thread.
   void derived(const Event& e) {
-    if (p_.engine_ == nullptr) return;
     std::vector<PendingHit> hits;
-    const std::string line = std::string(e.text) + "\n";
-    const std::string_view scan_kind =
-        kind_ == "text" || kind_ == "composite" ? std::string_view() : kind_;
-    if (!p_.derived_scanner_) p_.derived_scanner_ = p_.engine_->scanner();
-    p_.derived_scanner_->scan(line, scan_kind, [&](const tag::Hit& h) {
-      for (const auto& x : hits)
-        if (x.sig == h.signature) return;
-      hits.push_back(PendingHit{h.signature, e.line, e.offset, std::string(e.text)});
-    });
-    if (hits.empty() && !e.keep) return;
+    if (p_.engine_ != nullptr) {
+      const std::string line = std::string(e.text) + "\n";
+      const std::string_view scan_kind =
+          kind_ == "text" || kind_ == "composite" ? std::string_view() : kind_;
+      if (!p_.derived_scanner_) p_.derived_scanner_ = p_.engine_->scanner();
+      p_.derived_scanner_->scan(line, scan_kind, [&](const tag::Hit& h) {
+        for (const auto& x : hits)
+          if (x.sig == h.signature) return;
+        hits.push_back(PendingHit{h.signature, e.line, e.offset, std::string(e.text)});
+      });
+    }
+    if (hits.empty() && !e.keep && e.severity < Severity::warning) return;
     int64_t id;
     {
       ScopeTimer t(p_.stats_.rows_s);

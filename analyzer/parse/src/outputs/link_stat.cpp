@@ -132,8 +132,9 @@ class LinkStatParser final : public Parser {
           if (lasted <= kFlapNs) continue;
           msg += " lasted " + std::to_string(lasted / kSec) + " s (LINK UP at " + up->stamp + ")";
         } else {
-          // still down when the history was read; a down too recent to tell is not judged
-          if (d.now_ns == 0 || d.now_ns - down.ns <= kFlapNs) continue;
+          // still down when the history was read (once per device: the last LINK DOWN); a down
+          // too recent to tell is not judged
+          if (i + 1 < rs.size() || d.now_ns == 0 || d.now_ns - down.ns <= kFlapNs) continue;
           msg += " with no LINK UP after it (current time " + d.now + ")";
         }
         Event e;
