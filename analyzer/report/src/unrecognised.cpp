@@ -298,8 +298,8 @@ std::string suggest_signature(const UnknownTemplate& u, const std::string& bundl
   std::vector<std::string> parts;
   std::string cur;
   auto flush = [&]() {
-    size_t b = cur.find_first_not_of(" ");
-    size_t e = cur.find_last_not_of(" ");
+    size_t b = cur.find_first_not_of(' ');
+    size_t e = cur.find_last_not_of(' ');
     std::string p = b == std::string::npos ? std::string() : cur.substr(b, e - b + 1);
     if (std::count_if(p.begin(), p.end(), is_alpha) >= 3) parts.push_back(p);
     cur.clear();
