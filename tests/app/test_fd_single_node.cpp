@@ -7,6 +7,7 @@
 // fixtures of test_kg_parse.py), quoted in rules/signatures/{mindx_dl,mindie,mindio,amct}.yaml.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -58,10 +59,11 @@ class Bundle {
   }
   sqlite3* db() { return db_->handle(); }
   // fault finding id -> its fault JSON
-  std::map<std::string, std::string> faults() {
-    std::map<std::string, std::string> m;
+  // finding id -> its fault block; one id per external code (a finding per code)
+  std::multimap<std::string, std::string> faults() {
+    std::multimap<std::string, std::string> m;
     for (auto& r : query(db(), "SELECT finding, fault FROM findings WHERE kind = 'fault'"))
-      m[r["finding"]] = r["fault"];
+      m.emplace(r["finding"], r["fault"]);
     return m;
   }
   std::string kind(const std::string& member) {
@@ -81,10 +83,12 @@ class Bundle {
   std::unique_ptr<store::Db> db_;
 };
 
-bool has_code(const std::map<std::string, std::string>& f, const std::string& id,
+bool has_code(const std::multimap<std::string, std::string>& f, const std::string& id,
               const std::string& code) {
-  const auto it = f.find(id);
-  return it != f.end() && it->second.find("\"code\":\"" + code + "\"") != std::string::npos;
+  const auto [b, e] = f.equal_range(id);
+  return std::any_of(b, e, [&](const auto& kv) {
+    return kv.second.find("\"code\":\"" + code + "\"") != std::string::npos;
+  });
 }
 
 const char* const kSwitchNpuRaised =
@@ -187,8 +191,10 @@ TEST_CASE("mindie: the MindIE-MS timeout and the generic MindIE error code") {
   CHECK(b.kind("mindie/log/debug/mindie-ms_11_202411061400.log") == "mindie_log");
   const auto f = b.faults();
   CHECK(has_code(f, "fault.mindie.ms_http_server_timeout", "AISW_MindIE_MS_HttpServer_01"));
-  // the code template fills the first (earliest) hit's code
+  // the code template fills each hit's code: one fault event per code, as ascend-fd reports them
   CHECK(has_code(f, "fault.mindie.error_code", "AISW_MindIE_ERRCODE_Common_MIE03E400008"));
+  CHECK(has_code(f, "fault.mindie.error_code", "AISW_MindIE_ERRCODE_Common_MIE1AE66666B"));
+  CHECK(f.count("fault.mindie.error_code") == 2);
 }
 
 TEST_CASE("ttp_log and amct_log faults") {

@@ -19,6 +19,7 @@
 #include "eval.hpp"
 #include "model.hpp"
 #include "sql.hpp"
+#include "template.hpp"
 
 namespace faultline::correlate {
 namespace {
@@ -516,31 +517,113 @@ constexpr const char* kNotAnyOther =
     " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_other_faults s ON s.signature "
     "= h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = h.bundle_id)";
 
+// The captures a fault's external code is made of (`code_capture`, `{placeholders}` of `code`):
+// hits with different codes are different fault events (npu-smi's `Error Code : A4025021
+// 8C03A000`, two Python exception types on one host), one finding each. Only plain capture
+// names (they are spliced into the JSON path of the grouping expression).
+std::vector<std::string> code_keys(const FaultDef& def) {
+  std::vector<std::string> names;
+  if (!def.code_capture.empty()) names.push_back(def.code_capture);
+  for (auto& n : detail::placeholders(def.code))
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  for (const auto& n : names)
+    if (n.empty() || !std::all_of(n.begin(), n.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }))
+      return {};
+  return names;
+}
+
+// SQL text of the code of a hit (captures joined by U+001F), "''" for a fixed code.
+std::string code_key_sql(const std::vector<std::string>& names) {
+  if (names.empty()) return "''";
+  std::string sql;
+  for (const auto& n : names) {
+    if (!sql.empty()) sql += " || char(31) || ";
+    sql += "COALESCE(json_extract(h.captures, '$.\"" + n + "\"'), '')";
+  }
+  return sql;
+}
+
+constexpr int64_t kMaxCodesPerHost = 32;  // distinct codes of one fault on one host (findings)
+
 void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Diagnosis* d,
                   std::vector<Draft>& out) {
   const std::string only = def.last ? kNotAnyOther : def.generic ? kNotSpecific : "";
-  detail::Stmt cnt(db,
-                   "SELECT e.host, COUNT(*) FROM hits h JOIN events e ON e.id = h.event_id WHERE "
-                   "h.bundle_id = ? AND h.signature = ?" +
-                       only + " GROUP BY e.host ORDER BY e.host");
+  const std::string key = code_key_sql(code_keys(def));
+  detail::Stmt cnt(db, "SELECT e.host, " + key +
+                           " AS k, COUNT(*), MIN(e.id) FROM hits h JOIN events e ON e.id = "
+                           "h.event_id WHERE h.bundle_id = ? AND h.signature = ?" +
+                           only + " GROUP BY e.host, k ORDER BY e.host, MIN(e.id)");
   cnt.bind(1, bundle_id).bind(2, def.signature);
-  std::vector<std::pair<std::string, int64_t>> hosts;
-  while (cnt.step()) hosts.emplace_back(cnt.str(0), cnt.i64(1));
-  for (auto [host, n] : hosts) {
-    const std::set<int64_t> cleared = cleared_events(db, bundle_id, def, host);
-    n -= static_cast<int64_t>(cleared.size());
+  struct Group {
+    std::string host, key;
+    int64_t n = 0;
+    bool with_uncoded = false;  // also the host's hits whose line did not state the code
+  };
+  std::vector<Group> groups;
+  std::map<std::string, int64_t> per_host;
+  std::map<std::string, int64_t> uncoded;  // per host: hits without the code captures
+  while (cnt.step()) {
+    Group g{cnt.str(0), cnt.str(1), cnt.i64(2)};
+    if (g.key.find_first_not_of('\x1f') == std::string::npos) {  // no code capture
+      uncoded[g.host] = g.n;
+      g.key.clear();
+    }
+    if (++per_host[g.host] > kMaxCodesPerHost) continue;
+    groups.push_back(std::move(g));
+  }
+  // A line that does not state the code (`TsdOpen failed` beside `...(E39005)`) is no fault of
+  // its own when the host has coded ones: it joins the host's first coded event.
+  for (auto& g : groups) {
+    auto it = uncoded.find(g.host);
+    if (g.key.empty() || it == uncoded.end() || it->second < 0) continue;
+    g.with_uncoded = true;
+    g.n += it->second;
+    it->second = -1;  // absorbed
+  }
+  groups.erase(std::remove_if(groups.begin(), groups.end(),
+                              [&](const Group& g) {
+                                return g.key.empty() && uncoded.count(g.host) != 0 &&
+                                       uncoded[g.host] < 0;
+                              }),
+               groups.end());
+  std::map<std::string, std::set<int64_t>> cleared_of;
+  for (auto& [host, code, n, with_uncoded] : groups) {
+    const std::string none = "REPLACE(" + key + ", char(31), '') = ''";
+    const std::string match = code.empty()   ? " AND " + none
+                              : with_uncoded ? " AND (" + key + " = ?4 OR " + none + ")"
+                                             : " AND " + key + " = ?4";
+    auto cit = cleared_of.find(host);
+    if (cit == cleared_of.end())
+      cit = cleared_of.emplace(host, cleared_events(db, bundle_id, def, host)).first;
+    const std::set<int64_t>& cleared = cit->second;
+    if (!cleared.empty()) {
+      detail::Stmt ids(db,
+                       "SELECT e.id FROM hits h JOIN events e ON e.id = h.event_id WHERE "
+                       "h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" +
+                           match + only + " LIMIT ?5");
+      ids.bind(1, bundle_id)
+          .bind(2, def.signature)
+          .bind(3, host)
+          .bind(4, code)
+          .bind(5, kMaxClearRows);
+      while (ids.step())
+        if (cleared.count(ids.i64(0)) != 0) --n;
+    }
     if (n <= 0) continue;
     detail::Stmt st(db,
                     "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
                     "e.time_ns, e.time_quality, e.text, h.captures, e.id FROM hits h JOIN events e "
                     "ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id WHERE "
-                    "h.bundle_id = ? AND h.signature = ? AND e.host = ?" +
-                        only +
-                        " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?");
+                    "h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" +
+                        match + only +
+                        " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
     st.bind(1, bundle_id)
         .bind(2, def.signature)
         .bind(3, host)
-        .bind(4, kFaultEvidence + static_cast<int64_t>(cleared.size()));
+        .bind(4, code)
+        .bind(5, kFaultEvidence + static_cast<int64_t>(cleared.size()));
     Draft f;
     f.d = d;
     f.host = host;
