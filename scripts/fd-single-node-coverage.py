@@ -82,6 +82,40 @@ KNOWN = {
         "[device 0]link change records :",
         "[device 0]    Tue Jun  6 16:33:10 2023    LINK UP",
         "[device 0]    Tue Jun  6 16:32:10 2023    LINK DOWN"]),
+    # answers of the vendor environment check judged across sections (src/env_check.cpp)
+    "Comp_Network_Custom_05": ("npu_info_before.txt", [
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g", "optical info:",
+        "present              : not present"]),
+    "Comp_Network_Custom_08": ("npu_info_before.txt", [
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g", "optical info:",
+        "Rx Power0            : 0.0054 mW", "RxPower High Thres   : 3.5481 mW",
+        "RxPower Low Thres    : 0.1445 mW"]),
+    "Comp_Network_Custom_09": ("npu_info_before.txt", [
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g", "optical info:",
+        "Tx Los Flag          : 0x0", "Rx Los Flag          : 0xff"]),
+    "Comp_Network_Custom_10": ("npu_info_before.txt", [
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g", "optical info:",
+        "Tx LoL Flag          : 0x0", "Rx LoL Flag          : 0xff"]),
+    "Comp_Network_Custom_07": ("npu_info_before.txt", [
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 2 -ip -g", "", "",
+        "/usr/local/Ascend/driver/tools/hccn_tool -i 3 -ip -g", "ipaddr:192.161.203.10",
+        "netmask:255.255.255.0"]),
+    "Comp_NPU_DRV_Custom_02": ("npu_info_after.txt", [
+        "/usr/local/bin/npu-smi info -i 0 -t board", "Invalid card id.", "Error parameter of -i"]),
+    "Comp_NPU_DRV_Custom_01": ("npu_info_after.txt", [
+        "/usr/local/bin/npu-smi info -i 0 -t board",
+        "\tPCIe Bus Info                  : 0000:61:00.0", "",
+        "lspci | grep acce",
+        "60:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d801 (rev 20)"]),
+    "AISW_CANN_DRV_Custom_01": ("npu_info_before.txt", [
+        "/usr/local/bin/npu-smi info -i 0 -c 0 -t board",
+        "\tChip Name                      : 910A", "",
+        "/usr/local/bin/npu-smi info -i 0 -t usages",
+        "\tHBM Capacity(MB)               : 31129"]),
+    "0xA4025021": ("npu_info_after.txt", [
+        "/usr/local/bin/npu-smi info -i 0 -c 0 -t health",
+        "\tHealth Status                  : Alarm",
+        "\tError Code                     : A4025021 8C03A000 8C084E00"]),
     # real-format lines of faultline's own rule examples (runtime.yaml, cann.yaml) in plog /
     # train-log shape, where the KB substrings alone do not make a line
     "AISW_CANN_Runtime_054": ("plog/plog-27271_20260227162415595.log", [

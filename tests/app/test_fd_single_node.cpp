@@ -277,3 +277,138 @@ TEST_CASE("slog/host/host_kernel.log: the driver's DMA copy failure of the vendo
   CHECK(f.size() == 1);
   CHECK(has_code(f, "fault.driver.pcie_dma_copy_failed", "AISW_CANN_DRV_PCIE_046"));
 }
+
+// The vendor's environment check (MindCluster `npu_info_before.txt` / `npu_info_after.txt`):
+// each command line, its answer, a blank line. Layouts as npu-smi 23.x and hccn_tool print them
+// (log-formats.md §5.6; the vendor's environment-check test input); values of this test's own.
+const std::vector<std::string> kBefore = {
+    "Datetime: 2025-03-02 09:41:07.118220",
+    "",
+    "/usr/local/bin/npu-smi info -m",
+    "\tNPU ID                         Chip ID                        Chip Logic ID                 "
+    " "
+    "Chip Name",
+    "\t0                              0                              0                             "
+    " "
+    "Ascend 910B3",
+    "\t1                              0                              1                             "
+    " "
+    "Ascend 910B3",
+    "",
+    "/usr/local/bin/npu-smi info",
+    "",
+    "/usr/local/Ascend/driver/tools/hccn_tool -i 1 -optical -g",
+    "optical info:",
+    "present              : not present",
+    "Tx Power0            : 0.9120 mW",
+    "Rx Power0            : 0.0031 mW",
+    "TxPower High Thres   : 3.5481 mW",
+    "TxPower Low Thres    : 0.2818 mW",
+    "RxPower High Thres   : 3.5481 mW",
+    "RxPower Low Thres    : 0.1445 mW",
+    "Tx Los Flag          : 0x0",
+    "Rx Los Flag          : 0xf",
+    "Tx LoL Flag          : 0x0",
+    "Rx LoL Flag          : 0x3",
+    "",
+    "/usr/local/bin/npu-smi info -i 1 -c 0 -t board",
+    "\tNPU ID                         : 1",
+    "\tChip Name                      : 910B3",
+    "\tBoard ID                       : 0x22",
+    "\tPCIe Bus Info                  : 0000:9D:00.0",
+    "",
+    "/usr/local/bin/npu-smi info -i 1 -t usages",
+    "\tNPU ID                         : 1",
+    "\tHBM Capacity(MB)               : 49152",
+    "",
+    "lspci | grep acce",
+    "9c:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
+    "9d:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
+    "",
+    "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -ip -g",
+    "ipaddr:29.17.40.11",
+    "netmask:255.255.255.0",
+    "",
+    "/usr/local/Ascend/driver/tools/hccn_tool -i 1 -ip -g",
+    "",
+    "/usr/local/bin/npu-smi info -i 1 -c 0 -t health",
+    "\tHealth Status                  : Alarm",
+    "\tError Code                     : 80E18005 80CB8002",
+    "\tError Information              : NA"};
+const std::vector<std::string> kAfter = {
+    "lspci | grep acce",
+    "9c:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
+    "",
+    "/usr/local/bin/npu-smi info -i 1 -t board",
+    "Invalid card id.",
+    "Error parameter of -i",
+    "Usage: npu-smi info <watch|proc|-h|-m|-l|-t type> [Options...]"};
+
+bool has_fault_on(sqlite3* db, const std::string& id, const std::string& member, int line) {
+  return !query(db,
+                "SELECT 1 FROM findings f JOIN finding_evidence fe ON fe.finding_id = f.id "
+                "WHERE f.finding = '" +
+                    id + "' AND fe.member LIKE '%" + member +
+                    "' AND fe.line = " + std::to_string(line))
+              .empty();
+}
+
+TEST_CASE("npu_info: the environment check's optical, IP, HBM, card and health judgements") {
+  Bundle b({{"worker-0/environment_check/npu_info_before.txt", kBefore},
+            {"worker-0/environment_check/npu_info_after.txt", kAfter}});
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.hccn.optical_not_present", "Comp_Network_Custom_05"));
+  CHECK(has_code(f, "fault.hccn.optical_power_out_of_range", "Comp_Network_Custom_08"));
+  CHECK(has_code(f, "fault.hccn.optical_los", "Comp_Network_Custom_09"));
+  CHECK(has_code(f, "fault.hccn.optical_lol", "Comp_Network_Custom_10"));
+  CHECK(has_code(f, "fault.hccn.ip_not_configured", "Comp_Network_Custom_07"));
+  CHECK(has_code(f, "fault.npu_smi.hbm_below_rated", "AISW_CANN_DRV_Custom_01"));
+  CHECK(has_code(f, "fault.npu_smi.card_invisible", "Comp_NPU_DRV_Custom_02"));
+  CHECK(has_code(f, "fault.pcie.npu_dropped", "Comp_NPU_DRV_Custom_01"));
+  CHECK(has_code(f, "fault.npu_smi.no_answer", "Comp_Network_Custom_06"));
+  // every code of `Error Code : A B` is its own fault event
+  CHECK(has_code(f, "fault.npu_smi.health_error_code", "0x80E18005"));
+  CHECK(has_code(f, "fault.npu_smi.health_error_code", "0x80CB8002"));
+  // evidence at the lines that show it: the power reading, the flag, the empty IP answer, ...
+  sqlite3* db = b.db();
+  CHECK(has_fault_on(db, "fault.hccn.optical_not_present", "npu_info_before.txt", 12));
+  CHECK(has_fault_on(db, "fault.hccn.optical_power_out_of_range", "npu_info_before.txt", 14));
+  CHECK(has_fault_on(db, "fault.hccn.optical_los", "npu_info_before.txt", 20));
+  CHECK(has_fault_on(db, "fault.hccn.optical_lol", "npu_info_before.txt", 22));
+  CHECK(has_fault_on(db, "fault.hccn.ip_not_configured", "npu_info_before.txt", 42));
+  CHECK(has_fault_on(db, "fault.npu_smi.hbm_below_rated", "npu_info_before.txt", 32));
+  CHECK(has_fault_on(db, "fault.npu_smi.card_invisible", "npu_info_after.txt", 5));
+  CHECK(has_fault_on(db, "fault.npu_smi.no_answer", "npu_info_before.txt", 8));
+  // the dropped card: 9d:00.0 (NPU 1 by its board query) is listed before, gone after; the
+  // record is in whichever of the two files the bundle streamed second
+  const auto drop = query(db,
+                          "SELECT f.fault, fe.text FROM findings f JOIN finding_evidence fe ON "
+                          "fe.finding_id = f.id WHERE f.finding = 'fault.pcie.npu_dropped'");
+  REQUIRE(drop.size() == 1);
+  CHECK(drop[0].at("text").find("NPU 1 (PCIe 9d:00.0)") != std::string::npos);
+  CHECK(drop[0].at("fault").find("9c:00.0") == std::string::npos);  // still listed
+  // NIC 0 has its address; no other code on the IP query
+  CHECK(f.count("fault.hccn.ip_not_configured") == 1);
+}
+
+TEST_CASE("npu_info: healthy answers and Atlas 900 PoD boards give no environment fault") {
+  Bundle b({{"worker-0/environment_check/npu_info_before.txt",
+             {"/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g",
+              "optical info:", "present              : not present", "Rx Los Flag          : 0xff",
+              "", "/usr/local/bin/npu-smi info -i 0 -c 0 -t board",
+              "\tChip Name                      : 910B2", "\tBoard ID                       : 0x32",
+              "\tPCIe Bus Info                  : 0000:C1:00.0", "",
+              "/usr/local/bin/npu-smi info -i 0 -t usages",
+              "\tHBM Capacity(MB)               : 65536", "", "lspci | grep acce",
+              "c1:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
+              "", "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -ip -g", "ipaddr:29.17.40.12",
+              "netmask:255.255.255.0"}}});
+  const auto f = b.faults();
+  for (const char* id :
+       {"fault.hccn.optical_not_present", "fault.hccn.optical_los", "fault.hccn.ip_not_configured",
+        "fault.npu_smi.hbm_below_rated", "fault.pcie.npu_dropped", "fault.npu_smi.no_answer",
+        "fault.npu_smi.card_invisible"}) {
+    INFO(id);
+    CHECK(f.count(id) == 0);
+  }
+}

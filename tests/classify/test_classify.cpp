@@ -1,5 +1,6 @@
 // classify: kinds from path AND content, and host attribution, on the real asys bundle and on the
 // layouts of the official collectors (log-formats.md §2.2, §2.3, §12).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
+#include "faultline/tag/tag.hpp"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -460,4 +462,14 @@ TEST_CASE("launch configurations, ldd and modules.dep are recognised") {
                    "/usr/local/Ascend\n├── driver\n│   └── version.info\n└── firmware\n")
             .kind == "ls_listing");
   CHECK(c.classify("x/lsmod_grep.txt", "drv_pcie_host         466944  0\n").kind == "lsmod");
+}
+
+TEST_CASE("every kind of rules/classify/kinds.yaml is a kind the signature loader knows") {
+  // tag::known_kinds() is what `rules lint` checks a signature's `kinds:` against: a kind missing
+  // there makes every signature for it a lint warning ("unknown kind")
+  const auto& known = tag::known_kinds();
+  for (const auto& [id, description] : classifier().kinds()) {
+    INFO(id);
+    CHECK(std::find(known.begin(), known.end(), id) != known.end());
+  }
 }

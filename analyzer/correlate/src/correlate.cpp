@@ -612,13 +612,13 @@ void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Dia
         if (cleared.count(ids.i64(0)) != 0) --n;
     }
     if (n <= 0) continue;
-    detail::Stmt st(db,
-                    "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
-                    "e.time_ns, e.time_quality, e.text, h.captures, e.id FROM hits h JOIN events e "
-                    "ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id WHERE "
-                    "h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" +
-                        match + only +
-                        " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
+    detail::Stmt st(
+        db,
+        "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
+        "e.time_ns, e.time_quality, e.text, h.captures, e.id, e.device FROM hits h JOIN "
+        "events e ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id WHERE "
+        "h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" +
+            match + only + " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
     st.bind(1, bundle_id)
         .bind(2, def.signature)
         .bind(3, host)
@@ -647,7 +647,16 @@ void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Dia
       e.event_id = st.i64(8);
       if (cleared.count(e.event_id) != 0) continue;
       if (static_cast<int64_t>(f.evidence.size()) >= kFaultEvidence) break;
-      if (f.evidence.empty()) caps = nlohmann::json::parse(st.str(7), nullptr, false);
+      if (f.evidence.empty()) {
+        caps = nlohmann::json::parse(st.str(7), nullptr, false);
+        // `{device}` / `{npu}` a line does not state: the device its parser attributed it to
+        // (npu-smi's `Health Status : Alarm` under `npu-smi info -i 0 -c 0 -t health`)
+        if (const auto dev = st.opt_i64(9); dev && *dev >= 0) {
+          if (!caps.is_object()) caps = nlohmann::json::object();
+          for (const char* k : {"device", "npu"})
+            if (!caps.contains(k)) caps[k] = std::to_string(*dev);
+        }
+      }
       if (e.time_ns && (!f.earliest || *e.time_ns < *f.earliest)) f.earliest = e.time_ns;
       f.evidence.push_back(std::move(e));
     }

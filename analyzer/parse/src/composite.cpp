@@ -36,8 +36,9 @@ bool is_exit_echo(std::string_view title) {
 
 }  // namespace
 
-CompositeParser::CompositeParser(const classify::Classifier& cls, std::string member_path)
-    : cls_(cls), path_(std::move(member_path)) {
+CompositeParser::CompositeParser(const classify::Classifier& cls, std::string member_path,
+                                 EnvCheckPairs* pairs)
+    : cls_(cls), path_(std::move(member_path)), env_(path_, pairs) {
   const size_t slash = path_.rfind('/');
   dir_ = slash == std::string::npos ? std::string() : path_.substr(0, slash);
   markdown_ = path_.size() > 3 && path_.compare(path_.size() - 3, 3, ".md") == 0;
@@ -191,9 +192,11 @@ void CompositeParser::line(std::string_view text, const parse::LineCtx& ctx, par
     }
     finish_held(sink);
     note_cd(title);
+    env_.section(title, ctx);
     start_section(std::move(title), ctx);
     return;
   }
+  env_.line(text, ctx);
   const std::string_view t = text::trim(text);
   if (exit_echo_) {
     // `echo $?` prints the bare status; `echo "exit=$?"` a line the probe parser reads itself
@@ -365,6 +368,7 @@ void CompositeParser::finish_held(parse::Sink& sink) {
 void CompositeParser::finish(parse::Sink& sink) {
   flush(sink);
   finish_held(sink);
+  env_.finish(sink);
 }
 
 }  // namespace faultline::parse

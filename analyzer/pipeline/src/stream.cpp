@@ -301,7 +301,8 @@ void Stream::member(const ingest::MemberInfo& info, ingest::MemberReader& reader
             auto& root = roots_[m->root];
             if (hint.strength > root.best.strength) root.best = hint;
             if (m->row.kind == "composite")
-              m->parser = std::make_unique<parse::CompositeParser>(section_cls_(), path);
+              m->parser =
+                  std::make_unique<parse::CompositeParser>(section_cls_(), path, &env_pairs_);
             else
               m->parser = parse::make_parser(m->row.kind, path);
             m->sink = std::make_unique<Sink>(*this, m->id, m->root, m->row.kind);

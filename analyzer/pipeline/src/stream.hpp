@@ -14,6 +14,7 @@
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/ingest/ingest.hpp"
+#include "faultline/parse/env_check.hpp"
 #include "faultline/parse/fs_path.hpp"
 #include "faultline/pipeline/pipeline.hpp"
 #include "faultline/pipeline/stats.hpp"
@@ -100,6 +101,7 @@ class Stream final : public ingest::Visitor {
   const Options& opts_;
   const classify::Classifier& cls_;
   std::function<const classify::Classifier&()> section_cls_;
+  parse::EnvCheckPairs env_pairs_;  // environment-check files of the bundle (before/after)
   const tag::Engine* engine_;
   Stats& stats_;
   Handoff& handoff_;

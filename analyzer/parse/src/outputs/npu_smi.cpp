@@ -364,6 +364,26 @@ class NpuSmiParser final : public OutputParser {
       const std::string msg = "NPU " + (known_npu ? std::to_string(kv_npu_) : std::string("?")) +
                               " health error code " + std::string(val);
       event(sink, Ev{ln, 1, ctx.offset, Severity::error, true, kModule, msg, s, kv_npu_, -1});
+      // `Error Code : A4025021 8C03A000 8C084E00`: every code is a fault event of its own; the
+      // line states the first, a derived record (docs/events.md) each further one
+      const auto codes = text::split_ws(val);
+      for (size_t i = 1; i < codes.size() && i < 16; ++i) {
+        const std::string d =
+            "npu-smi health: NPU " + (known_npu ? std::to_string(kv_npu_) : std::string("?")) +
+            " Error Code : " + std::string(codes[i]) + " (code " + std::to_string(i + 1) + " of " +
+            std::to_string(codes.size()) + " on the line)";
+        Event e;
+        e.line = ln;
+        e.offset = ctx.offset;
+        e.severity = Severity::error;
+        e.keep = true;
+        e.derived = true;
+        e.module = kModule;
+        e.device = kv_npu_;
+        e.text = d;
+        e.message = d;
+        sink.event(e);
+      }
       return;
     }
     if (k == "error information") {

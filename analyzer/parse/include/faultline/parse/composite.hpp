@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "faultline/classify/classify.hpp"
+#include "faultline/parse/env_check.hpp"
 #include "faultline/parse/parser.hpp"
 
 namespace faultline::parse {
 
 class CompositeParser final : public parse::Parser {
  public:
-  CompositeParser(const classify::Classifier& cls, std::string member_path);
+  // pairs: the bundle's environment-check files seen so far (before/after comparison), or null
+  CompositeParser(const classify::Classifier& cls, std::string member_path,
+                  EnvCheckPairs* pairs = nullptr);
   void line(std::string_view text, const parse::LineCtx& ctx, parse::Sink& sink) override;
   void finish(parse::Sink& sink) override;
 
@@ -65,6 +68,7 @@ class CompositeParser final : public parse::Parser {
   std::vector<std::pair<size_t, parse::LineCtx>> lines_;  // (end offset in buf_, ctx)
   std::string kind_;  // the current section's kind, once decided
   std::unique_ptr<parse::Parser> sub_;
+  EnvCheck env_;  // judgements over several sections (optical module, IP, dropped cards)
   bool decided_ = false;
   bool in_fence_ = false;
   bool after_blank_ = true;  // the previous line was blank (or this is the first line)
