@@ -341,10 +341,18 @@ TEST_CASE("a console with a fatal Python error is a framework fault") {
   // train.fatal_python_error's own real example (CPython abort banner)
   Case c({{"logs/stdout.log",
            {"Fatal Python error: Segmentation fault", "",
-            "Current thread 0x0000ffff8d4e7010 (most recent call first):"}}});
+            "Current thread 0x0000ffff8d4e7010 (most recent call first):"}},
+          {"logs/stdout.1.log", {"Fatal Python error: Aborted"}}});
   const auto f = c.faults();
+  // the segmentation fault is its own (specific) fault, code as ascend-fd names it; the generic
+  // banner keeps the other aborts
+  REQUIRE(f.count("fault.train.python_segfault") == 1);
+  const auto seg = c.fault("fault.train.python_segfault");
+  CHECK(seg["fault_role"] == "symptom");
+  CHECK(seg["fault"].find("\"code\":\"AISW_SEG_UnknownError\"") != std::string::npos);
+  CHECK(seg["member"] == "logs/stdout.log");
   REQUIRE(f.count("fault.train.fatal_python_error") == 1);
-  CHECK(c.fault("fault.train.fatal_python_error")["fault_role"] == "symptom");
+  CHECK(c.fault("fault.train.fatal_python_error")["member"] == "logs/stdout.1.log");
 }
 
 TEST_CASE("a plog with runtime faults: ACL codes in call wording") {
