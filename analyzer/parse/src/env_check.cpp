@@ -11,8 +11,10 @@ namespace faultline::parse {
 
 namespace {
 
-constexpr size_t kMaxReadings = 256;  // per optical answer
-constexpr size_t kMaxEntries = 256;   // devices, buses, boards per file
+constexpr size_t kMaxReadings = 256;    // per optical answer
+constexpr size_t kMaxEntries = 256;     // devices, buses, boards per file
+constexpr size_t kMaxField = 96;        // longer keys and values are no answer of these tools
+constexpr size_t kMaxPairFiles = 1024;  // environment-check files remembered per bundle
 constexpr std::string_view kModule = "npu_info";
 
 // Atlas 900 PoD boards: their NPU ports reach the switch without an optical module of their own,
@@ -45,7 +47,7 @@ bool key_value(std::string_view s, std::string_view& key, std::string_view& valu
   if (c == std::string_view::npos || c == 0) return false;
   key = text::trim(s.substr(0, c));
   value = text::trim(s.substr(c + 1));
-  return !key.empty();
+  return !key.empty() && key.size() <= kMaxField && value.size() <= kMaxField;
 }
 
 // "0.0054 mW" -> 0.0054; nullopt when the value is not a number of milliwatts
@@ -81,6 +83,7 @@ std::string side_of(std::string_view path) {
 std::optional<EnvCards> EnvCheckPairs::exchange(const std::string& dir, const std::string& side,
                                                 const EnvCards& cards) {
   const std::lock_guard<std::mutex> lock(mu_);
+  if (seen_.size() >= kMaxPairFiles && seen_.count({dir, side}) == 0) return std::nullopt;
   seen_[{dir, side}] = cards;
   const auto it = seen_.find({dir, side == "before" ? "after" : "before"});
   if (it == seen_.end()) return std::nullopt;
@@ -165,10 +168,10 @@ void EnvCheck::line(std::string_view raw, const LineCtx& ctx) {
     case Cmd::smi_list: {
       // `0   0   0   Ascend 910A` (NPU ID, Chip ID, Chip Logic ID, Chip Name)
       const auto c = text::split_ws(s);
-      if (c.size() < 4 || chip_.size() >= kMaxEntries) return;
+      if (c.size() < 4 || c.size() > 8 || chip_.size() >= kMaxEntries) return;
       const auto id = text::to_int<int>(c[0]);
       if (!id || *id < 0) return;
-      std::string name(c.back());
+      std::string name(c.back().substr(0, kMaxField));
       if (chip_.count(*id) == 0 && std::isdigit(static_cast<unsigned char>(name.front())) != 0)
         chip_[*id] = name;
       return;
