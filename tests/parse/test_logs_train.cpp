@@ -502,3 +502,44 @@ TEST_CASE("train_log: effective configuration and command line as facts", "[logs
   const auto single = facts_of(parse_text("train_log", "workers=0\n"));
   CHECK(single.at("config.workers") == "0");
 }
+
+TEST_CASE("train_log: grep -A context prefixes and a traceback without its exception line",
+          "[logs][train]") {
+  // the layout of `grep -A` over a job's worker logs (`<file>-<line>-` context lines,
+  // `<file>:<line>:` matches) in front of the [rankN]: prefix, as in the vendor tool's train-log
+  // test input; then a traceback whose exception line never came (the process was killed)
+  const auto r = parse_text(
+      "train_log",
+      "/opt/job/log/worker_1953.log:11454:[rank1953]: Traceback (most recent call last):\n"
+      "/opt/job/log/worker_1953.log-11455-[rank1953]:   File \"/cache/mindspeed_llm/training/"
+      "training.py\", line 558, in pretrain\n"
+      "/opt/job/log/worker_1953.log-11456-[rank1953]:     iteration = train(*train_args)\n"
+      "/opt/job/log/worker_1953.log-11457-[rank1953]: RuntimeError: MemcpyAsync failed!\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/cache/pretrain_vlm.py\", line 782, in <module>\n"
+      "    pretrain(\n"
+      "\n");
+  REQUIRE(r.events.size() >= 3);
+  // one traceback block across the numbered prefixes, rank and exception read
+  const auto& tb = r.events[0];
+  CHECK(tb.module == "python");
+  CHECK(tb.line == 1);
+  CHECK(tb.line_count == 4);
+  CHECK(tb.rank == 1953);
+  CHECK(tb.message == "RuntimeError: MemcpyAsync failed!");
+  // the second stack ends at a blank line: a derived record says its exception line is missing
+  bool incomplete = false;
+  for (const auto& e : r.events)
+    if (e.derived) {
+      incomplete = true;
+      CHECK(e.line == 5);
+      CHECK(e.text == "Python traceback of 3 lines ended without an exception line");
+    }
+  CHECK(incomplete);
+  // a traceback with its exception line gets no such record
+  const auto ok = parse_text("train_log",
+                             "Traceback (most recent call last):\n"
+                             "  File \"/root/x.py\", line 2, in <module>\n"
+                             "ValueError: expected matmul or rng\n");
+  for (const auto& e : ok.events) CHECK_FALSE(e.derived);
+}

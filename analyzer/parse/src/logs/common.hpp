@@ -250,6 +250,7 @@ class Block {
   [[nodiscard]] bool active() const { return active_; }
   [[nodiscard]] uint32_t lines() const { return lines_; }
   [[nodiscard]] uint32_t first_line() const { return line_; }
+  [[nodiscard]] uint64_t first_offset() const { return offset_; }
   [[nodiscard]] const std::string& text() const { return text_; }
   // Emits `e` with line/offset/line_count/text from the block (message and other fields as set
   // by the caller), then clears the block.

@@ -22,7 +22,30 @@ struct Launcher {
   int32_t rank = -1;
   int64_t pid = -1;
   std::string_view process;
+  // a `grep -n` / `grep -A` prefix `<file>-<line>-` / `<file>:<line>:`: [file_end, grep_end) is
+  // the line number (not part of the stream's key: every line has its own)
+  size_t file_end = 0, grep_end = 0;
 };
+
+// `worker_1953.log-11454-` (context line of `grep -A/-B/-C` over several files) and
+// `worker_1953.log:11454:` (matching line): the length of the prefix (0 when none) and the end of
+// the file name. The name must look like a log file (.log, .txt, .out, .err) and hold no blank.
+size_t grep_prefix(std::string_view s, size_t& file_end) {
+  const std::string_view tok = s.substr(0, std::min(s.find(' '), size_t{512}));
+  for (std::string_view ext : {".log", ".txt", ".out", ".err"}) {
+    for (size_t e = tok.find(ext); e != std::string_view::npos; e = tok.find(ext, e + 1)) {
+      const size_t k = e + ext.size();
+      if (k >= tok.size() || (tok[k] != '-' && tok[k] != ':')) continue;
+      size_t d = k + 1;
+      while (d < tok.size() && d - k <= 10 && is_digit(tok[d])) ++d;
+      if (d > k + 1 && d < tok.size() && tok[d] == tok[k]) {
+        file_end = k;
+        return d + 1;
+      }
+    }
+  }
+  return 0;
+}
 
 bool host_like(std::string_view tok) {
   if (tok.empty() || tok.size() > 48) return false;
@@ -48,7 +71,8 @@ bool host_like(std::string_view tok) {
 
 Launcher strip_launcher(std::string_view s) {
   Launcher l;
-  size_t p = 0;
+  size_t p = grep_prefix(s, l.file_end);
+  l.grep_end = p;
   for (int round = 0; round < 4; ++round) {
     const std::string_view r = s.substr(p);
     if (starts_with(r, "[rank")) {
@@ -509,7 +533,9 @@ class TrainParser final : public Parser {
     raw = clip(raw);
     const Launcher l = strip_launcher(raw);
     const std::string_view payload = raw.substr(l.end);
-    Stream& st = stream(raw.substr(0, l.end));
+    Stream& st = l.grep_end == 0 ? stream(raw.substr(0, l.end))
+                                 : stream(std::string(raw.substr(0, l.file_end)) +
+                                          std::string(raw.substr(l.grep_end, l.end - l.grep_end)));
     const Logger g = strip_logger(payload);
     const std::string_view body = payload.substr(g.end);
 
@@ -658,8 +684,28 @@ class TrainParser final : public Parser {
     int32_t dev = -1, rank = -1;
     find_ids(tb.exc, dev, rank);
     e.device = dev;
+    const uint32_t first = tb.block.first_line(), lines = tb.block.lines();
+    const uint64_t offset = tb.block.first_offset();
     tb.block.emit(e, sink);
     tb.active = false;
+    if (!tb.exc.empty() || lines < 2) return;
+    // a stack with no exception line after it: the process died while printing it, or another
+    // output cut it off (a derived record, docs/events.md: no line of the file says so)
+    Event d;
+    d.line = first;
+    d.offset = offset;
+    d.severity = Severity::warning;
+    d.keep = true;
+    d.derived = true;
+    d.module = "python";
+    d.time = tb.time;
+    d.rank = tb.rank;
+    d.pid = tb.pid;
+    const std::string msg =
+        "Python traceback of " + std::to_string(lines) + " lines ended without an exception line";
+    d.text = msg;
+    d.message = msg;
+    sink.event(d);
   }
 
   // ---------------------------------------------------------------- torchrun summary
