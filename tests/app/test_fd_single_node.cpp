@@ -392,17 +392,35 @@ TEST_CASE("npu_info: the environment check's optical, IP, HBM, card and health j
 }
 
 TEST_CASE("npu_info: healthy answers and Atlas 900 PoD boards give no environment fault") {
-  Bundle b({{"worker-0/environment_check/npu_info_before.txt",
-             {"/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g",
-              "optical info:", "present              : not present", "Rx Los Flag          : 0xff",
-              "", "/usr/local/bin/npu-smi info -i 0 -c 0 -t board",
-              "\tChip Name                      : 910B2", "\tBoard ID                       : 0x32",
-              "\tPCIe Bus Info                  : 0000:C1:00.0", "",
-              "/usr/local/bin/npu-smi info -i 0 -t usages",
-              "\tHBM Capacity(MB)               : 65536", "", "lspci | grep acce",
-              "c1:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
-              "", "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -ip -g", "ipaddr:29.17.40.12",
-              "netmask:255.255.255.0"}}});
+  Bundle b(
+      {{"worker-0/environment_check/npu_info_before.txt",
+        {
+            "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -optical -g",
+            "optical info:",
+            "present              : not present",
+            "Rx Los Flag          : 0xff",
+            "",
+            "/usr/local/bin/npu-smi info -i 0 -c 0 -t board",
+            "\tChip Name                      : 910B2",
+            "\tBoard ID                       : 0x32",
+            "\tPCIe Bus Info                  : 0000:C1:00.0",
+            "",
+            "/usr/local/bin/npu-smi info -i 0 -t usages",
+            "\tHBM Capacity(MB)               : 65536",
+            "",
+            "lspci | grep acce",
+            "c1:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev 20)",
+            "",
+            "/usr/local/Ascend/driver/tools/hccn_tool -i 0 -ip -g",
+            "ipaddr:29.17.40.12",
+            "netmask:255.255.255.0",
+            "",
+            // an IPv6 address (ipaddr/netmask as the vendor tool's vLLM test prints them)
+            "/usr/local/Ascend/driver/tools/hccn_tool -i 1 -ip -g",
+            "ipaddr:fe80::1c01:3c0",
+            "netmask:ffff:ffff::",
+            "",
+        }}});
   const auto f = b.faults();
   for (const char* id :
        {"fault.hccn.optical_not_present", "fault.hccn.optical_los", "fault.hccn.ip_not_configured",
@@ -411,4 +429,13 @@ TEST_CASE("npu_info: healthy answers and Atlas 900 PoD boards give no environmen
     INFO(id);
     CHECK(f.count(id) == 0);
   }
+  // a query of one function (`lspci -s`) does not list the other cards: none of them dropped
+  Bundle one({{"worker-0/environment_check/npu_info_after.txt",
+               {"/usr/local/bin/npu-smi info -i 0 -c 0 -t board",
+                "\tPCIe Bus Info                  : 0000:C1:00.0", "",
+                "/usr/local/bin/npu-smi info -i 1 -c 0 -t board",
+                "\tPCIe Bus Info                  : 0000:C2:00.0", "", "lspci -s c1:00.0",
+                "c1:00.0 Processing accelerators: Huawei Technologies Co., Ltd. Device d802 (rev "
+                "20)"}}});
+  CHECK(one.faults().count("fault.pcie.npu_dropped") == 0);
 }

@@ -118,8 +118,8 @@ void EnvCheck::section(std::string_view title, const LineCtx& ctx) {
     if (type == "usages" && npu_ >= 0) cmd_ = Cmd::usages;
     if (w.size() == 2) cmd_ = Cmd::smi_info;
     if (w.size() == 3 && (w[2] == "-m" || w[2] == "-l")) cmd_ = Cmd::smi_list;
-  } else if (prog == "lspci") {
-    cmd_ = Cmd::lspci;
+  } else if (prog == "lspci" && !has_word(w, "-s")) {
+    cmd_ = Cmd::lspci;  // a listing of every function (`-s <bdf>` asks for one)
   }
   if (cmd_ == Cmd::optical && optical_.size() < kMaxEntries) optical_[npu_].title = ctx;
   if (cmd_ == Cmd::ip && ip_.size() < kMaxEntries) ip_[npu_].title = ctx;
@@ -141,9 +141,11 @@ void EnvCheck::line(std::string_view raw, const LineCtx& ctx) {
     }
     case Cmd::ip: {
       auto it = ip_.find(npu_);
-      // `ipaddr:192.161.200.10` (one address is enough; the netmask follows it)
-      if (it != ip_.end() && key_value(s, key, value) && key == "ipaddr" && !value.empty() &&
-          std::isdigit(static_cast<unsigned char>(value.front())) != 0)
+      // `ipaddr:192.161.200.10`, `ipaddr:fe80::1c01:3c0` (one address is enough; the netmask
+      // follows it). key_value splits at the first colon: the IPv6 value keeps its own.
+      if (it != ip_.end() && key_value(s, key, value) && key == "ipaddr" &&
+          value.find_first_of(".:") != std::string_view::npos &&
+          std::isxdigit(static_cast<unsigned char>(value.front())) != 0)
         it->second.address = true;
       return;
     }
