@@ -241,7 +241,7 @@ std::string render_md(const Report& r) {
     if (f.kind != "fault" || !f.fault) continue;
     if (!any_fault) {
       o << "## Fault events\n\n"
-        << "Known faults seen in the logs (one per host and signature; causes first, then "
+        << "Known faults seen in the logs (one per host, signature and code; causes first, then "
            "earliest).\n\n";
       any_fault = true;
     }
