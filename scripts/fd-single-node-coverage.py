@@ -178,8 +178,16 @@ SWITCH = ('[WARN]     2024/01/10 03:30:38.643330 17      deviceswitch/ascend_swi
 
 
 def substrings(entry):
-    """The first ordered substring list of a KB entry's regex.in (a list of str)."""
-    rin = (entry.get("regex") or {}).get("in") or []
+    """The first ordered substring list of a KB entry's regex.in (a list of str); for a
+    regex.opt line group (lines within N lines) the longest of its lines, as the importer
+    reads it."""
+    regex = entry.get("regex") or {}
+    rin = regex.get("in") or []
+    if not rin and regex.get("opt"):
+        groups = [g for o in regex["opt"] if isinstance(o, dict) for g in (o.get("all") or [])
+                  if isinstance(g, list)]
+        groups = [[s for s in g if isinstance(s, str)] for g in groups]
+        return max(groups, key=lambda g: len("".join(g))) if groups else None
     if not rin:
         return None
     first = rin[0]
@@ -246,6 +254,10 @@ def built_line(code, entry):
         return ("slog/dev-os-0/debug/device-os/device-os_20231031164139951.log",
                 ["[ERROR] KERNEL(3551,sklogd):2023-10-31-16:41:39.951.235 "
                  "[klogd.c:242][583733.716915] " + text])
+    if src == "PyMotor_vLLM_Log":
+        # the stdout of vllm serve: the process prefix and the vLLM logger head
+        return ("vllm_serve.log",
+                ["(APIServer pid=2056) ERROR 12-03 10:12:01 [api_server.py:1] " + text])
     if src == "TrainLog":
         return ("rank-0.txt", [text])
     if src == "OS":
@@ -285,7 +297,7 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--components", action="store_true",
                     help="instead: every KB code of the component sources (MindX DL, Volcano, "
-                         "noded, LCNE, MindIE, MindIO, AMCT), each with a line built from its "
+                         "noded, LCNE, MindIE, MindIO, AMCT, vLLM), each with a line built from its "
                          "substrings")
     a = ap.parse_args()
     if not os.path.exists(a.kb):
@@ -296,7 +308,8 @@ def main():
     rows = []
     codes = TEST_CODES
     if a.components:
-        comp = ("DL_", "NodeDLog", "LCNE_LOG", "MindIE", "MindIO", "CANN_Amct")
+        comp = ("DL_", "NodeDLog", "LCNE_LOG", "MindIE", "MindIO", "CANN_Amct",
+                "PyMotor_vLLM_Log")
         codes = [k for k, v in kb.items() if str(v.get("source_file", "")).startswith(comp)]
     for code in codes:
         key = by_lower.get(code.lower())

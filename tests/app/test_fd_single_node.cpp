@@ -1,9 +1,9 @@
 // Single-node collections in the layout of the vendor's diagnosis tool (ascend-fd, MindCluster
-// FaultDiag: dl_log/<component>/, mindie/log/debug/, ttp_log, amct_log/), one bundle per family
-// of component logs, analysed end to end: each fault the vendor tool reports for these files is a
-// faultline fault finding of a native signature, named with the ascend-fd code as its external
-// code (docs/faults.md "Cluster components"). A raised-then-cleared switch alarm is no fault.
-// Lines: the real-format lines of the vendor's own tests (test_interface.py, the kg_parse
+// FaultDiag: dl_log/<component>/, mindie/log/debug/, ttp_log, amct_log/, the vLLM serving log),
+// one bundle per family of component logs, analysed end to end: each fault the vendor tool reports
+// for these files is a faultline fault finding of a native signature, named with the ascend-fd code
+// as its external code (docs/faults.md "Cluster components"). A raised-then-cleared switch alarm is
+// no fault. Lines: the real-format lines of the vendor's own tests (test_interface.py, the kg_parse
 // fixtures of test_kg_parse.py), quoted in rules/signatures/{mindx_dl,mindie,mindio,amct}.yaml.
 #include <sqlite3.h>
 
@@ -195,6 +195,46 @@ TEST_CASE("mindie: the MindIE-MS timeout and the generic MindIE error code") {
   CHECK(has_code(f, "fault.mindie.error_code", "AISW_MindIE_ERRCODE_Common_MIE03E400008"));
   CHECK(has_code(f, "fault.mindie.error_code", "AISW_MindIE_ERRCODE_Common_MIE1AE66666B"));
   CHECK(f.count("fault.mindie.error_code") == 2);
+}
+
+TEST_CASE("vllm: vLLM / vllm-ascend serving faults carry their ascend-fd codes") {
+  // the stdout of vllm serve (a train_log by its name); lines of vllm-ascend #8621 and vllm
+  // #10439 verbatim, the others in the same process-prefix shape from the vllm-ascend sources
+  // (rules/signatures/vllm.yaml)
+  Bundle b({{"vllm_serve.log",
+             {"(APIServer pid=2056) AssertionError: EPLB must used in expert parallelism.",
+              "(EngineCore_DP0 pid=2198) ValueError: Free memory on device (27.18/60.96 GiB) on "
+              "startup is less than desired GPU memory utilization (0.9, 54.86 GiB). Decrease GPU "
+              "memory utilization or reduce GPU memory used by other processes.",
+              "vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for "
+              "the cache blocks. Try increasing `gpu_memory_utilization` when initializing the "
+              "engine.",
+              "(Worker_TP0 pid=3401) ERROR 12-03 10:25:13 [mooncake_backend.py:96] Initialize "
+              "mooncake failed. ret=-1, metadata_server=P2PHANDSHAKE. Check mooncake config and "
+              "network.",
+              "(EngineCore_DP0 pid=4410) WARNING 12-03 10:22:09 [sampler.py:64] [sample/sampler] "
+              "Triton not available, falling back to vLLM default penalty implementation. Penalty "
+              "performance may be degraded on NPU.",
+              "(Worker_TP0 pid=3401) ModuleNotFoundError: No module named 'yr'",
+              // not a vLLM fault: stays the Python exception (vllm-project/vllm-omni #2170)
+              "(APIServer pid=835044) pydantic_core._pydantic_core.ValidationError: 1 validation "
+              "error for ModelConfig"}}});
+  CHECK(b.kind("vllm_serve.log") == "train_log");
+  const auto f = b.faults();
+  CHECK(has_code(f, "fault.vllm.ascend_eplb_without_ep", "AISW_VLLM_ASCEND_EPLB_001"));
+  CHECK(has_code(f, "fault.train.vllm_free_memory_insufficient", "AISW_VLLM_ENGINE_002"));
+  CHECK(has_code(f, "fault.vllm.kv_cache_no_memory", "AISW_VLLM_ENGINE_001"));
+  CHECK(has_code(f, "fault.vllm.ascend_mooncake_init_failed",
+                 "AISW_VLLM_ASCEND_KV_POOL_MOONCAKE_002"));
+  CHECK(has_code(f, "fault.vllm.ascend_triton_penalty_fallback", "AISW_VLLM_ASCEND_SAMPLER_001"));
+  CHECK(has_code(f, "fault.vllm.ascend_rfork_yr_missing", "AISW_VLLM_WEIGHT_LOADER_RFORK_001"));
+  // one line, one fault event: the lines above are not also Python exceptions or a missing module
+  CHECK(!has_code(f, "fault.train.python_exception", "AISW_TRACEBACK_AssertionError"));
+  CHECK(!has_code(f, "fault.train.python_exception", "AISW_TRACEBACK_ValueError"));
+  CHECK(f.count("fault.env.python_module_missing") == 0);
+  CHECK(has_code(f, "fault.train.python_exception",
+                 "AISW_TRACEBACK_pydantic_core._pydantic_core.ValidationError"));
+  CHECK(f.count("fault.vllm.speculative_method_invalid") == 0);
 }
 
 TEST_CASE("ttp_log and amct_log faults") {
