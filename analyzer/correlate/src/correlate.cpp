@@ -594,36 +594,32 @@ void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Dia
     const std::string match = code.empty()   ? " AND " + none
                               : with_uncoded ? " AND (" + key + " = ?4 OR " + none + ")"
                                              : " AND " + key + " = ?4";
+    // the event's hits: ?1 bundle, ?2 signature, ?3 host, ?4 code, ?5 limit
+    const std::string where =
+        " WHERE h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" + match + only;
+    const auto bind = [&](detail::Stmt& q, int64_t limit) {
+      q.bind(1, bundle_id).bind(2, def.signature).bind(3, host).bind(4, code).bind(5, limit);
+    };
     auto cit = cleared_of.find(host);
     if (cit == cleared_of.end())
       cit = cleared_of.emplace(host, cleared_events(db, bundle_id, def, host)).first;
     const std::set<int64_t>& cleared = cit->second;
     if (!cleared.empty()) {
-      detail::Stmt ids(db,
-                       "SELECT e.id FROM hits h JOIN events e ON e.id = h.event_id WHERE "
-                       "h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" +
-                           match + only + " LIMIT ?5");
-      ids.bind(1, bundle_id)
-          .bind(2, def.signature)
-          .bind(3, host)
-          .bind(4, code)
-          .bind(5, kMaxClearRows);
+      detail::Stmt ids(
+          db, "SELECT e.id FROM hits h JOIN events e ON e.id = h.event_id" + where + " LIMIT ?5");
+      bind(ids, kMaxClearRows);
       while (ids.step())
         if (cleared.count(ids.i64(0)) != 0) --n;
     }
     if (n <= 0) continue;
-    detail::Stmt st(
-        db,
-        "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
-        "e.time_ns, e.time_quality, e.text, h.captures, e.id, e.device FROM hits h JOIN "
-        "events e ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id WHERE "
-        "h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" +
-            match + only + " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
-    st.bind(1, bundle_id)
-        .bind(2, def.signature)
-        .bind(3, host)
-        .bind(4, code)
-        .bind(5, kFaultEvidence + static_cast<int64_t>(cleared.size()));
+    detail::Stmt st(db,
+                    "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
+                    "e.time_ns, e.time_quality, e.text, h.captures, e.id, e.device FROM hits h "
+                    "JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = "
+                    "e.member_id" +
+                        where +
+                        " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
+    bind(st, kFaultEvidence + static_cast<int64_t>(cleared.size()));
     Draft f;
     f.d = d;
     f.host = host;
