@@ -589,14 +589,21 @@ void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Dia
                               }),
                groups.end());
   std::map<std::string, std::set<int64_t>> cleared_of;
-  for (auto& [host, code, n, with_uncoded] : groups) {
-    const std::string none = "REPLACE(" + key + ", char(31), '') = ''";
-    const std::string match = code.empty()   ? " AND " + none
-                              : with_uncoded ? " AND (" + key + " = ?4 OR " + none + ")"
-                                             : " AND " + key + " = ?4";
+  for (auto& g : groups) {
+    const std::string& host = g.host;
+    const std::string& code = g.key;
+    int64_t& n = g.n;
     // the event's hits: ?1 bundle, ?2 signature, ?3 host, ?4 code, ?5 limit
-    const std::string where =
-        " WHERE h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3" + match + only;
+    std::string none = "REPLACE(";
+    none.append(key).append(", char(31), '') = ''");
+    std::string where = " WHERE h.bundle_id = ?1 AND h.signature = ?2 AND e.host = ?3 AND ";
+    if (code.empty())
+      where += none;
+    else if (g.with_uncoded)
+      where.append("(").append(key).append(" = ?4 OR ").append(none).append(")");
+    else
+      where.append(key).append(" = ?4");
+    where += only;
     const auto bind = [&](detail::Stmt& q, int64_t limit) {
       q.bind(1, bundle_id).bind(2, def.signature).bind(3, host).bind(4, code).bind(5, limit);
     };

@@ -201,7 +201,7 @@ void EnvCheck::end_section() {
   cmd_ = Cmd::none;
 }
 
-void EnvCheck::emit(Sink& sink, const LineCtx& ctx, int npu, std::string msg, Severity sev) {
+void EnvCheck::emit(Sink& sink, const LineCtx& ctx, int npu, const std::string& msg, Severity sev) {
   Event e;
   e.line = ctx.line;
   e.offset = ctx.offset;

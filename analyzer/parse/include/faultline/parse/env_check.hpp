@@ -76,7 +76,7 @@ class EnvCheck {
     bool address = false;
   };
   void end_section();
-  void emit(Sink& sink, const LineCtx& ctx, int npu, std::string text, Severity sev);
+  void emit(Sink& sink, const LineCtx& ctx, int npu, const std::string& text, Severity sev);
   void judge_optical(Sink& sink);
   void judge_cards(Sink& sink);
 
