@@ -469,6 +469,33 @@ TEST_CASE("npu_info: healthy answers and Atlas 900 PoD boards give no environmen
     INFO(id);
     CHECK(f.count(id) == 0);
   }
+  // a module that monitors no power (zero thresholds, as a copper cable reads) has no range to
+  // leave; an absent module prints NA for every reading (hccn_tool's layout): only "not present"
+  Bundle dac({{"worker-0/environment_check/npu_info_before.txt",
+               {"/usr/local/Ascend/driver/tools/hccn_tool -i 4 -optical -g",
+                "optical info:",
+                "present              : present",
+                "Tx Power0            : 0.0000 mW",
+                "Rx Power0            : 0.0012 mW",
+                "TxPower High Thres   : 0.0000 mW",
+                "TxPower Low Thres    : 0.0000 mW",
+                "RxPower High Thres   : 0.0000 mW",
+                "RxPower Low Thres    : 0.0000 mW",
+                "Tx Los Flag          : 0x0",
+                "Rx Los Flag          : 0x0",
+                "",
+                "/usr/local/Ascend/driver/tools/hccn_tool -i 5 -optical -g",
+                "optical info:",
+                "present              : not present",
+                "temperature          : NA",
+                "Tx Power             : NA",
+                "Rx Power             : NA",
+                "TxPower High Thres   : NA",
+                "TxPower Low Thres    : NA"}}});
+  const auto fd = dac.faults();
+  CHECK(fd.count("fault.hccn.optical_power_out_of_range") == 0);
+  CHECK(fd.count("fault.hccn.optical_los") == 0);
+  CHECK(fd.count("fault.hccn.optical_not_present") == 1);
   // a query of one function (`lspci -s`) does not list the other cards: none of them dropped
   Bundle one({{"worker-0/environment_check/npu_info_after.txt",
                {"/usr/local/bin/npu-smi info -i 0 -c 0 -t board",

@@ -239,7 +239,9 @@ void EnvCheck::judge_optical(Sink& sink) {
         const auto l = thres.find(side + " Low Thres");
         const auto h = thres.find(side + " High Thres");
         const auto v = milliwatts(r.value);
-        if (v && l != thres.end() && h != thres.end() && (*v < l->second || *v > h->second)) {
+        // a module without power monitoring (copper cable) reports zero thresholds: no range
+        if (v && l != thres.end() && h != thres.end() && h->second > l->second &&
+            (*v < l->second || *v > h->second)) {
           power = &r;
           lo = l->second;
           hi = h->second;
