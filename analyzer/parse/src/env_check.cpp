@@ -202,16 +202,8 @@ void EnvCheck::end_section() {
 }
 
 void EnvCheck::emit(Sink& sink, const LineCtx& ctx, int npu, const std::string& msg, Severity sev) {
-  Event e;
-  e.line = ctx.line;
-  e.offset = ctx.offset;
+  Event e = derived_record(ctx, kModule, sev, msg);
   e.device = npu;
-  e.module = kModule;
-  e.severity = sev;
-  e.keep = sev > Severity::info;  // an info record is kept only when a signature reads it
-  e.derived = true;
-  e.text = msg;
-  e.message = msg;
   sink.event(e);
 }
 

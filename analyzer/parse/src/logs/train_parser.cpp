@@ -691,20 +691,12 @@ class TrainParser final : public Parser {
     if (!tb.exc.empty() || lines < 2) return;
     // a stack with no exception line after it: the process died while printing it, or another
     // output cut it off (a derived record, docs/events.md: no line of the file says so)
-    Event d;
-    d.line = first;
-    d.offset = offset;
-    d.severity = Severity::warning;
-    d.keep = true;
-    d.derived = true;
-    d.module = "python";
+    const std::string msg =
+        "Python traceback of " + std::to_string(lines) + " lines ended without an exception line";
+    Event d = derived_record(LineCtx{first, offset}, "python", Severity::warning, msg);
     d.time = tb.time;
     d.rank = tb.rank;
     d.pid = tb.pid;
-    const std::string msg =
-        "Python traceback of " + std::to_string(lines) + " lines ended without an exception line";
-    d.text = msg;
-    d.message = msg;
     sink.event(d);
   }
 

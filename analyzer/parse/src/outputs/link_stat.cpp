@@ -137,17 +137,10 @@ class LinkStatParser final : public Parser {
           if (i + 1 < rs.size() || d.now_ns == 0 || d.now_ns - down.ns <= kFlapNs) continue;
           msg += " with no LINK UP after it (current time " + d.now + ")";
         }
-        Event e;
-        e.line = down.line;
-        e.offset = down.offset;
+        Event e =
+            derived_record(LineCtx{down.line, down.offset}, "hccn_tool", Severity::warning, msg);
         e.time = down.time;
         e.device = dev;
-        e.module = "hccn_tool";
-        e.severity = Severity::warning;
-        e.keep = true;
-        e.derived = true;
-        e.text = msg;
-        e.message = msg;
         sink.event(e);
       }
     }

@@ -372,16 +372,8 @@ class NpuSmiParser final : public OutputParser {
             "npu-smi health: NPU " + (known_npu ? std::to_string(kv_npu_) : std::string("?")) +
             " Error Code : " + std::string(codes[i]) + " (code " + std::to_string(i + 1) + " of " +
             std::to_string(codes.size()) + " on the line)";
-        Event e;
-        e.line = ln;
-        e.offset = ctx.offset;
-        e.severity = Severity::error;
-        e.keep = true;
-        e.derived = true;
-        e.module = kModule;
+        Event e = derived_record(ctx, kModule, Severity::error, d);
         e.device = kv_npu_;
-        e.text = d;
-        e.message = d;
         sink.event(e);
       }
       return;

@@ -31,6 +31,23 @@ class Sink {
   virtual void malformed(const LineCtx& /*ctx*/, std::string_view /*why*/) {}
 };
 
+// A derived record (docs/events.md "Derived records"): a text the parser wrote about several
+// lines, at the line it is about, that the signatures are matched against. `text` must outlive
+// the Sink call; the caller sets time, device, rank, pid as it knows them.
+inline Event derived_record(const LineCtx& at, std::string_view module, Severity severity,
+                            std::string_view text) {
+  Event e;
+  e.line = at.line;
+  e.offset = at.offset;
+  e.module = module;
+  e.severity = severity;
+  e.keep = severity > Severity::info;  // an info record is kept only when a signature reads it
+  e.derived = true;
+  e.text = text;
+  e.message = text;
+  return e;
+}
+
 class Parser {
  public:
   virtual ~Parser() = default;
