@@ -299,6 +299,10 @@ def main():
                     help="instead: every KB code of the component sources (MindX DL, Volcano, "
                          "noded, LCNE, MindIE, MindIO, AMCT, vLLM), each with a line built from its "
                          "substrings")
+    ap.add_argument("--sources", default="",
+                    help="instead: every KB code whose source_file starts with one of these "
+                         "comma-separated sources (CANN_Plog, CANN_Device, OS, NPU_OS, ...), each "
+                         "with a line built from its substrings")
     a = ap.parse_args()
     if not os.path.exists(a.kb):
         print("skip: no knowledge base at", a.kb)
@@ -311,10 +315,13 @@ def main():
         comp = ("DL_", "NodeDLog", "LCNE_LOG", "MindIE", "MindIO", "CANN_Amct",
                 "PyMotor_vLLM_Log")
         codes = [k for k, v in kb.items() if str(v.get("source_file", "")).startswith(comp)]
+    elif a.sources:
+        comp = tuple(x for x in a.sources.split(",") if x)
+        codes = [k for k, v in kb.items() if str(v.get("source_file", "")).startswith(comp)]
     for code in codes:
         key = by_lower.get(code.lower())
         entry = kb.get(key) if key else None
-        src = None if a.components else KNOWN.get(code)
+        src = None if a.components or a.sources else KNOWN.get(code)
         origin = "real-format"
         if src is None and entry is not None:
             src = built_line(key, entry)
@@ -341,7 +348,8 @@ def main():
     with_line = n - counts["no-line"]
     print()
     print("codes of %s: %d (with a known line shape: %d)"
-          % ("the component sources of the KB" if a.components else "test_kg_parse.py", n,
+          % ("the component sources of the KB" if a.components else
+             "sources " + a.sources if a.sources else "test_kg_parse.py", n,
              with_line))
     for s in ("native", "fault", "missed", "no-line"):
         print("  %-8s %d" % (s, counts[s]))

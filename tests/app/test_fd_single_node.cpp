@@ -506,3 +506,136 @@ TEST_CASE("npu_info: healthy answers and Atlas 900 PoD boards give no environmen
                 "20)"}}});
   CHECK(one.faults().count("fault.pcie.npu_dropped") == 0);
 }
+
+// ---- the vendor's parse_knowledge_graph interface tests (test_interface.py), as bundles
+
+namespace {
+
+const char* const kAttrInit1 =
+    "[INFO] HCCL(11262,python3):2023-01-01-01:48:31.246.088 [trace_attr.c:189](tid:229) attr "
+    "init success, timeout=0ms.";
+const char* const kAttrInit2 =
+    "[INFO] HCCL(11262,python3):2023-01-01-02:00:00.000.000 [trace_attr.c:189](tid:229) attr "
+    "init success, timeout=0ms.";
+const char* const kNotSchedCpu =
+    "[ERROR] HCCL(11262,python3):2023-01-01-01:00:00.000.000 Not sched cpu.";
+const char* const kNoSubscriber =
+    "[ERROR] HCCL(11262,python3):2023-01-01-02:01:00.000.000 There is no subscribe thread.";
+
+std::string restart_facts(Bundle& b) {
+  std::string out;
+  for (auto& r : query(b.db(), "SELECT value FROM facts WHERE name = 'run.restart'"))
+    out += r["value"] + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "restart: errors before a process initialised its CANN log again are of the earlier run") {
+  // test_resuming_training: process 11262 initialised twice (01:48, 02:00); its 01:00 error is of
+  // the earlier run, its 02:01 error of this one
+  const std::string run = "process_log/run/plog/plog-123_20240110032852709.log";
+  const std::string dbg = "process_log/debug/plog/plog-11262_20240110032852701.log";
+  SECTION("initialised twice: only the later error is a fault event") {
+    Bundle b({{run, {kAttrInit1, kAttrInit2}}, {dbg, {kNotSchedCpu, kNoSubscriber}}});
+    const auto f = b.faults();
+    CHECK(has_code(f, "fault.driver.esched_no_subscriber", "AISW_CANN_DRV_ESCH_008"));
+    CHECK(f.count("fault.driver.esched_not_sched_cpu") == 0);
+    const std::string facts = restart_facts(b);
+    CHECK(facts.find("\"before\":\"2023-01-01T01:59:50.000000Z\"") != std::string::npos);
+    CHECK(facts.find("\"signature\":\"cann.trace_attr_init\"") != std::string::npos);
+  }
+  SECTION("initialised once: both errors are fault events") {
+    Bundle b({{run, {kAttrInit1}}, {dbg, {kNotSchedCpu, kNoSubscriber}}});
+    const auto f = b.faults();
+    CHECK(has_code(f, "fault.driver.esched_no_subscriber", "AISW_CANN_DRV_ESCH_008"));
+    CHECK(has_code(f, "fault.driver.esched_not_sched_cpu", "AISW_CANN_DRV_ESCH_013"));
+    CHECK(restart_facts(b).empty());
+  }
+  SECTION("the same initialisation line in a rotated copy is no restart") {
+    Bundle b(
+        {{run, {kAttrInit2}}, {run + ".1", {kAttrInit2}}, {dbg, {kNotSchedCpu, kNoSubscriber}}});
+    CHECK(b.faults().count("fault.driver.esched_not_sched_cpu") == 1);
+    CHECK(restart_facts(b).empty());
+  }
+  SECTION("a restart after which nothing failed keeps the earlier failure") {
+    Bundle b({{run, {kAttrInit1, kAttrInit2}}, {dbg, {kNotSchedCpu}}});
+    CHECK(b.faults().count("fault.driver.esched_not_sched_cpu") == 1);
+    CHECK(restart_facts(b).empty());
+  }
+}
+
+TEST_CASE(
+    "restart: 'the above or this error log can be ignored' voids its process's earlier errors") {
+  // HCCL's OpRetryConnection line (built from its format string) after a reconnect that
+  // succeeded: the errors process 1595259 logged up to it are void; process 1595300's stay
+  const std::string P1 = "[ERROR] HCCL(1595259,python3):2026-01-06-15:38:";
+  const std::string P2 = "[ERROR] HCCL(1595300,python3):2026-01-06-15:38:";
+  Bundle b({{"process_log/debug/plog/plog-1595259_20260106153820001.log",
+             {P1 + "20.000.001 There is no subscribe thread.",
+              P1 + "29.881.877 [op_retry_connection.cc:436] [1595276][OpRetryConnection][Init] "
+                   "Client reconnect 2 times to success, so the above or this error log can be "
+                   "ignored"}},
+            {"process_log/debug/plog/plog-1595300_20260106153820002.log",
+             {P2 + "21.000.001 Not sched cpu."}}});
+  const auto f = b.faults();
+  CHECK(f.count("fault.driver.esched_no_subscriber") == 0);
+  CHECK(has_code(f, "fault.driver.esched_not_sched_cpu", "AISW_CANN_DRV_ESCH_013"));
+  const std::string facts = restart_facts(b);
+  CHECK(facts.find("\"pid\":1595259") != std::string::npos);
+  CHECK(facts.find("\"signature\":\"hccl.error_log_ignorable\"") != std::string::npos);
+}
+
+TEST_CASE("the vendor's interface tests: plog, device log, host OS and train-log faults") {
+  SECTION("runtime Notify Wait failure and the AI CPU model load failure") {
+    Bundle b(
+        {{"process_log/debug/plog/plog-27514_20240316155217572.log",
+          {"[ERROR] RUNTIME(27514,python):2024-03-16-15:52:17.572.654 [task_info.cc:5261]28555 "
+           "PrintErrorInfoForNotifyWaitTask:[COMP][DEFAULT]Notify wait execute failed, "
+           "device_id=1, stream_id=20, task_id=6, flip_num=0, notify_id=3"}},
+         {"process_log/debug/device-2/device-51_20231129113051449.log",
+          {"[ERROR] AICPU(25602,aicpu_scheduler):2023-12-01-01:47:18.061.111 load stream and "
+           "task failed."}}});
+    const auto f = b.faults();
+    CHECK(has_code(f, "fault.runtime.notify_wait_execute_failed", "AISW_CANN_Runtime_021"));
+    CHECK(has_code(f, "fault.cann.aicpu_load_stream_failed", "AISW_CANN_AICPU_04"));
+  }
+  SECTION("host OS: RCU stall, hard lockup, zombie process, I/O error, page isolation, full disk") {
+    Bundle b({{"host_log/messages",
+               {"Mar 15 03:40:50 sha2uvp-gert01 kernel: [16794.247724] detected stalls on",
+                "Mar 17 03:40:50 sha2uvp-gert01 kernel: [16794.247724] ready to call notify chain "
+                "to isolate page"}},
+              {"host_log/messages-1",
+               {"Mar 17 03:40:50 sha2uvp-gert01 kernel: [16794.247724] No space left on device"}},
+              {"crash/127.0.0.1-2024-09-23-11:25:29/vmcore-dmesg.txt",
+               {"[  293.039556] NMI watchdog: Watchdog detected hard LOCKUP on cpu 34"}},
+              {"host_log/sysmonitor.log",
+               {"2024-08-30T17:01:48.559312+00:00|info|sysmonitor[12706]: zombie process"}},
+              {"host_log/dmesg",
+               {"[Mon Sep 30 15:00:00 2024] systemd[1]: license-manager.service: I/O error."}}});
+    const auto f = b.faults();
+    CHECK(has_code(f, "fault.kernel.rcu_stall", "Comp_OS_Kernel_CPU_06"));
+    CHECK(has_code(f, "fault.kernel.hard_lockup", "Comp_OS_Kernel_CPU_04"));
+    CHECK(has_code(f, "fault.kernel.sysmonitor_zombie", "Comp_OS_Kernel_CPU_11"));
+    CHECK(has_code(f, "fault.kernel.block_io_error", "Comp_OS_HW_Stor_02"));
+    CHECK(has_code(f, "fault.kernel.page_isolate_notify", "Comp_OS_Custom_04"));
+    CHECK(has_code(f, "fault.env.no_space_left", "Comp_OS_Service_Container_04"));
+  }
+  SECTION("device OS event id and the NIC PCS fault") {
+    Bundle b(Files{{"slog/dev-os-3/debug/device-os/device-os_20240312200914967.log",
+                    {"[ERROR] KERNEL(3551,sklogd):2021-10-05-23:07:08.350.235 [klogd.c:242]"
+                     "[583733.716915] event_id=0x80c78008"}}});
+    CHECK(has_code(b.faults(), "fault.device.os_event_id", "0x80c78008"));
+  }
+  SECTION("train logs: torch.npu synchronize / empty_cache and a MindSpore graph-mode name") {
+    Bundle b({{"train_log/rank-0.txt", {"synchronize_and_free_events"}},
+              {"train_log/rank-1.txt", {"npuSynchronizeDevice"}},
+              {"train_log/rank-2.txt",
+               {"NameError: The name 'c' is not defined, or not supported in graph mode."}}});
+    const auto f = b.faults();
+    CHECK(has_code(f, "fault.train.npu_empty_cache_failed", "AISW_PyTorch_Train_25"));
+    CHECK(has_code(f, "fault.train.npu_synchronize_failed", "AISW_PyTorch_Train_23"));
+    CHECK(has_code(f, "fault.train.mindspore_name_undefined", "AISW_MindSpore_Compiler_01"));
+  }
+}

@@ -451,6 +451,35 @@ TEST_CASE("a first error that is not a timeout names the processes that did not 
     CHECK(ff["rule"] == "first-error-not-timeout");
     CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/0/0"});
   }
+  SECTION("an earlier error of a process that restarted is not the first error") {
+    // rank 3 hit an AI Core exception at 02:45 in an earlier run, initialised its CANN log again
+    // at 02:52 (docs/faults.md "Restarts") and then timed out like ranks 1 and 2: the 02:45 line
+    // would make it the first-erroring process; without it rank 0's 02:50 error is the first
+    const int pid = 4413;
+    proc(job, "worker-3", pid, setup_agent(pid, 3, 3, kGroup, "10.136.181.173"),
+         {"[ERROR] RUNTIME(4413,python3):2024-04-08-02:45:12.527.404 [stream.cc:1172]4413 "
+          "GetError:[INIT][DEFAULT]Stream Synchronize failed, stream_id=2, retCode=0x2b, [aicore "
+          "exception]."});
+    write(job / "worker-3/process_log/debug/plog/plog-4413_20240408025504900.log",
+          notify_block(pid, "02:55:04.773.693", 7, "0", 3));
+    write(job / "worker-3/process_log/run/plog/plog-4413_20240407183553145.log",
+          {"[INFO] HCCL(4413,python3):2024-04-07-18:35:50.246.088 [trace_attr.c:189](tid:4413) "
+           "attr init success, timeout=0ms.",
+           "[INFO] HCCL(4413,python3):2024-04-08-02:52:00.000.000 [trace_attr.c:189](tid:4413) "
+           "attr init success, timeout=0ms."});
+    const json j = run_fleet(job);
+    const json& ff = j["first_failure"];
+    REQUIRE(ff.is_object());
+    CHECK(ff["rule"] == "first-error-not-timeout");
+    CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/0/0"});
+    bool noted = false;
+    for (const auto& n : j["notes"])
+      noted |=
+          n.get<std::string>().find(
+              "restart on worker-3: 1 error line of CANN process logs up to 2024-04-08T02:51:50") ==
+          0;
+    CHECK(noted);
+  }
 }
 
 TEST_CASE("errors without any HCCL timeout: every erring process", "[fleet][decide]") {
@@ -470,4 +499,43 @@ TEST_CASE("errors without any HCCL timeout: every erring process", "[fleet][deci
   REQUIRE(ff.is_object());
   CHECK(ff["rule"] == "errors-without-timeout");
   CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/0/0", "worker-1/1/1"});
+}
+
+TEST_CASE("Ascend 950 spellings: RootInfoDetect identities and the Env config timeouts",
+          "[fleet][decide]") {
+  // ascend-fd test_rc_parse.py TestA5RootInfoDetect / test_parse_a5_timeout_info message parts in
+  // plog lines: the roster comes from `[RootInfoDetect] nRanks[..], rank[..] ...` and the
+  // timeouts from `[HCCL_TRACE]Env config ..., linkTimeOut[180]s, execTimeOut[300]s`
+  const fs::path job = temp_path("a5");
+  Cleanup cl{job};
+  for (int r = 0; r < 2; ++r) {
+    const int pid = 5510 + r;
+    const std::string P = std::to_string(pid);
+    const std::string head =
+        "[INFO] HCCL(" + P + ",python3):2024-04-07-18:35:53.395.735 [op_base.cc:1292][" + P + "]";
+    write(
+        job / ("worker-" + std::to_string(r)) / "process_log/run/plog" /
+            ("plog-" + P + "_20240407183553145.log"),
+        {head + "[HCCL_TRACE]Env config hcclSocketFamily[*], linkTimeOut[180]s, execTimeOut[300]s",
+         head + "[RootInfoDetect] nRanks[2], rank[" + std::to_string(r) +
+             "] entry flat topo detect, rootinfo: host ip[192.168.0.1] port[30000] "
+             "netMode[HrtNetworkMode::HDC] identifier[192.168.0.1_30000_0_947147113161045], "
+             "deviceLogicId[" +
+             std::to_string(r) + "], devPhyId[" + std::to_string(r + 8) + "]"});
+    write(job / ("worker-" + std::to_string(r)) / "process_log/debug/plog" /
+              ("plog-" + P + "_20240408025504900.log"),
+          {"[ERROR] RUNTIME(" + P + ",python3):2024-04-08-02:50:12.527.40" + std::to_string(r) +
+           " [stream.cc:1172]" + P +
+           " GetError:[INIT][DEFAULT]Stream Synchronize failed, stream_id=2, retCode=0x2b, "
+           "[aicore exception]."});
+  }
+  const json j = run_fleet(job);
+  CHECK(j["hccl"]["exec_timeout_s"] == 300);
+  CHECK(j["hccl"]["connect_timeout_s"] == 180);
+  std::set<int64_t> ranks;
+  for (const auto& r : j["roster"]) ranks.insert(r["rank"].get<int64_t>());
+  CHECK(ranks == std::set<int64_t>{0, 1});
+  const json& ff = j["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "errors-without-timeout");
 }

@@ -221,3 +221,36 @@ TEST_CASE("malformed packs give errors, never exceptions") {
     CHECK(!(rs.errors.empty() && rs.warnings.empty()));
   }
 }
+
+TEST_CASE("the restart block: defaults, values and bad values") {
+  SECTION("absent: no restart") {
+    const auto rs = load_signatures({{"signatures/svm.yaml", kGood}});
+    REQUIRE(rs.signatures.size() == 1);
+    CHECK_FALSE(rs.signatures[0].restart.present);
+  }
+  SECTION("given: its values, the kinds defaulting to the CANN process logs") {
+    const auto rs = load_signatures(
+        {{"signatures/svm.yaml",
+          replace(kGood, "severity: error",
+                  "severity: error\n    restart:\n      scope: process\n      from: 2\n"
+                  "      margin_s: 10")}});
+    REQUIRE(rs.signatures.size() == 1);
+    const auto& r = rs.signatures[0].restart;
+    CHECK(r.present);
+    CHECK(r.scope == "process");
+    CHECK(r.from == 2);
+    CHECK(r.margin_s == 10);
+    CHECK(r.kinds == std::vector<std::string>{"plog", "device_app_log"});
+  }
+  SECTION("a bad scope, a zero from and a negative margin are errors") {
+    for (const char* bad : {"scope: node", "from: 0", "margin_s: -1", "kinds: []"}) {
+      const auto rs =
+          load_signatures({{"signatures/svm.yaml",
+                            replace(kGood, "severity: error",
+                                    std::string("severity: error\n    restart:\n      ") + bad)}});
+      INFO(bad << "\n" << dump(rs));
+      CHECK(rs.signatures.empty());
+      CHECK(any_error_has(rs, {"svm.map_va_not_fixed: restart:"}));
+    }
+  }
+}

@@ -151,7 +151,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
 
   SpanTimer t_corr(stats.correlate);
   out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files(),
-                               prepared.rules.fault_defs());
+                               prepared.rules.fault_defs(), prepared.rules.restart_defs());
   {
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(db.handle(), "SELECT count(*) FROM hosts WHERE bundle_id = ?", -1, &s,

@@ -21,9 +21,9 @@ namespace {
 // written below: when they gain a field, add it here and bump the version (the static_asserts
 // are a tripwire for that, on the platform faultline is built on).
 constexpr std::string_view kMagic = "faultline-rules\n";
-constexpr uint32_t kVersion = 6;  // 6: fault.generic 2 = `generic: last`
+constexpr uint32_t kVersion = 7;  // 7: restart block
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(tag::Signature) == 760,
+static_assert(sizeof(tag::Signature) == 832,
               "tag::Signature changed: update rule_cache.cpp (and kVersion)");
 static_assert(sizeof(tag::Example) == 96,
               "tag::Example changed: update rule_cache.cpp (and kVersion)");
@@ -167,6 +167,11 @@ std::string serialize_rules(const tag::RuleSet& rs) {
     w.str(s.fault.clear_key);
     w.u32(s.fault.generic_last ? 2 : s.fault.generic ? 1 : 0);
     w.str(s.fault.kb);
+    w.u32(s.restart.present ? 1 : 0);
+    w.str(s.restart.scope);
+    w.i32(s.restart.from);
+    w.i32(s.restart.margin_s);
+    w.strs(s.restart.kinds);
     std::vector<std::string> seen;
     for (const auto& e : s.match) seen.push_back(e.seen);
     w.strs(seen);
@@ -230,6 +235,11 @@ std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
     s.fault.generic = generic != 0;
     s.fault.generic_last = generic == 2;
     s.fault.kb = r.str();
+    s.restart.present = r.u32() != 0;
+    s.restart.scope = r.str();
+    s.restart.from = r.i32();
+    s.restart.margin_s = r.i32();
+    s.restart.kinds = r.strs();
     const auto seen = r.strs();
     if (seen.size() != s.match.size()) return std::nullopt;
     for (size_t i = 0; i < seen.size(); ++i) s.match[i].seen = seen[i];

@@ -44,6 +44,21 @@ std::vector<correlate::FaultDef> Rules::fault_defs() const {
   return out;
 }
 
+std::vector<correlate::RestartDef> Rules::restart_defs() const {
+  std::vector<correlate::RestartDef> out;
+  for (const auto& sig : signatures.signatures) {
+    if (!sig.active() || !sig.restart.present) continue;
+    correlate::RestartDef d;
+    d.signature = sig.id;
+    d.process_scope = sig.restart.scope == "process";
+    d.from = sig.restart.from;
+    d.margin_ns = static_cast<int64_t>(sig.restart.margin_s) * 1000000000;
+    d.kinds = sig.restart.kinds;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 std::vector<RuleFile> Rules::correlate_files() const {
   auto d = rules_under(files, "diagnoses/");
   auto c = rules_under(files, "compat/");

@@ -18,6 +18,7 @@
 #include "data.hpp"
 #include "eval.hpp"
 #include "model.hpp"
+#include "restarts.hpp"
 #include "sql.hpp"
 #include "template.hpp"
 
@@ -547,9 +548,13 @@ std::string code_key_sql(const std::vector<std::string>& names) {
 
 constexpr int64_t kMaxCodesPerHost = 32;  // distinct codes of one fault on one host (findings)
 
+// restart_cond: restart_condition() of the bundle's marks (lines of an earlier run are no evidence)
 void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Diagnosis* d,
-                  std::vector<Draft>& out) {
-  const std::string only = def.last ? kNotAnyOther : def.generic ? kNotSpecific : "";
+                  const std::string& restart_cond, std::vector<Draft>& out) {
+  const std::string only = std::string(def.last      ? kNotAnyOther
+                                       : def.generic ? kNotSpecific
+                                                     : "") +
+                           restart_cond;
   const std::string key = code_key_sql(code_keys(def));
   detail::Stmt cnt(db, "SELECT e.host, " + key +
                            " AS k, COUNT(*), MIN(e.id) FROM hits h JOIN events e ON e.id = "
@@ -726,7 +731,7 @@ std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& r
 }  // namespace
 
 Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
-            const std::vector<FaultDef>& faults) {
+            const std::vector<FaultDef>& faults, const std::vector<RestartDef>& restarts) {
   const std::shared_ptr<const detail::RuleBook> shared = rule_book(rules);
   const detail::RuleBook& book = *shared;
   if (!book.errors.empty()) {
@@ -851,6 +856,11 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
       ins.reset();
     }
   }
+  // restarts: the lines of an earlier run of the job are no fault events of this one
+  const std::vector<detail::Restart> marks = detail::find_restarts(db, bundle_id, restarts);
+  detail::write_restarts(db, bundle_id, marks);
+  detail::load_restart_table(db, marks);
+  const std::string restart_cond = detail::restart_condition(marks);
   std::set<std::string> hit_sigs;  // a knowledge base adds a thousand fault signatures
   {
     detail::Stmt st(db, "SELECT DISTINCT signature FROM hits WHERE bundle_id = ?");
@@ -866,7 +876,7 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
     d.title = def.title;
     d.remediation = {def.suggestion};
     fault_rules.push_back(std::move(d));
-    fault_drafts(db, bundle_id, def, &fault_rules.back(), fdrafts);
+    fault_drafts(db, bundle_id, def, &fault_rules.back(), restart_cond, fdrafts);
   }
   merge_kb_faults(db, bundle_id, fdrafts);
   {

@@ -91,8 +91,11 @@ struct Ctx {
 };
 
 const std::set<std::string, std::less<>> kSigKeys = {
-    "id",      "title",      "kinds",    "severity", "status", "flags",       "patterns",
-    "capture", "references", "examples", "causes",   "notes",  "description", "fault"};
+    "id",         "title",    "kinds",  "severity", "status",      "flags", "patterns", "capture",
+    "references", "examples", "causes", "notes",    "description", "fault", "restart"};
+
+const std::set<std::string, std::less<>> kRestartKeys = {"scope", "from", "margin_s", "kinds",
+                                                         "notes"};
 
 const std::set<std::string, std::less<>> kFaultKeys = {
     "class", "component",    "role",     "cause",      "suggestion",
@@ -232,6 +235,71 @@ bool parse_fault(const YAML::Node& n, const Ctx& cx, const std::string& id, int 
   return ok;
 }
 
+// A small non-negative integer scalar (at most `max`), or nullopt.
+std::optional<int> small_int(const YAML::Node& n, int max) {
+  if (!n || !n.IsScalar()) return std::nullopt;
+  const std::string& v = n.Scalar();
+  if (v.empty() || v.size() > 6 ||
+      !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const int x = std::stoi(v);
+  if (x > max) return std::nullopt;
+  return x;
+}
+
+// The `restart:` block (docs/faults.md "Restarts"). Returns false when it has an error.
+bool parse_restart(const YAML::Node& n, const Ctx& cx, const std::string& id, int line,
+                   Restart* r) {
+  if (!n.IsMap()) {
+    cx.error(line_of(n, line), id, "`restart` must be a mapping (scope, from, margin_s, kinds)");
+    return false;
+  }
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+    if (kRestartKeys.find(key) == kRestartKeys.end())
+      cx.warn(line_of(it->first, line), id, "unknown restart key `" + key + "`");
+  }
+  bool ok = true;
+  r->present = true;
+  if (const auto sc = n["scope"]) {
+    if (!sc.IsScalar() || (sc.Scalar() != "host" && sc.Scalar() != "process")) {
+      cx.error(line_of(sc, line), id, "restart: `scope` must be host or process");
+      ok = false;
+    } else {
+      r->scope = sc.Scalar();
+    }
+  }
+  if (const auto f = n["from"]) {
+    const auto v = small_int(f, 1000);
+    if (!v || *v < 1) {
+      cx.error(line_of(f, line), id, "restart: `from` must be a whole number from 1 to 1000");
+      ok = false;
+    } else {
+      r->from = *v;
+    }
+  }
+  if (const auto m = n["margin_s"]) {
+    const auto v = small_int(m, 86400);
+    if (!v) {
+      cx.error(line_of(m, line), id, "restart: `margin_s` must be whole seconds, 0 to 86400");
+      ok = false;
+    } else {
+      r->margin_s = *v;
+    }
+  }
+  if (const auto k = n["kinds"]) {
+    std::vector<std::string> kinds;
+    ok &= string_list(k, "restart.kinds", cx, id, line, &kinds);
+    if (kinds.empty()) {
+      cx.error(line_of(k, line), id, "restart: `kinds` must name at least one kind");
+      ok = false;
+    } else {
+      r->kinds = std::move(kinds);
+    }
+  }
+  return ok;
+}
+
 // Parses one signature mapping. Returns false when it has an error (already reported).
 bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& cx, Signature* s) {
   const int line = line_of(n, 1);
@@ -351,6 +419,7 @@ bool parse_signature(const YAML::Node& n, const std::string& family, const Ctx& 
   }
 
   if (const auto fb = n["fault"]) ok &= parse_fault(fb, cx, id, line, s);
+  if (const auto rb = n["restart"]) ok &= parse_restart(rb, cx, id, line, &s->restart);
 
   const auto ex = n["examples"];
   if (!ex || !ex.IsMap()) {
@@ -530,7 +599,10 @@ bool same_definition(const Signature& a, const Signature& b) {
          a.fault.has_severity == b.fault.has_severity && a.fault.severity == b.fault.severity &&
          a.fault.caused_by == b.fault.caused_by && a.fault.generic == b.fault.generic &&
          a.fault.generic_last == b.fault.generic_last && a.fault.kb == b.fault.kb &&
-         a.fault.cleared_by == b.fault.cleared_by && a.fault.clear_key == b.fault.clear_key;
+         a.fault.cleared_by == b.fault.cleared_by && a.fault.clear_key == b.fault.clear_key &&
+         a.restart.present == b.restart.present && a.restart.scope == b.restart.scope &&
+         a.restart.from == b.restart.from && a.restart.margin_s == b.restart.margin_s &&
+         a.restart.kinds == b.restart.kinds;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../restarts.hpp"
 #include "../sql.hpp"
 #include "faultline/correlate/fleet.hpp"
 
@@ -146,6 +147,11 @@ struct Ctx {
   // (host, process of the file name) -> the first ERROR line of its plogs, any module (ascend-fd
   // counts a device as erring on any ERROR line; decide.cpp's "no timeout" steps)
   std::map<std::pair<std::string, int64_t>, HitR> first_error;
+  // per bundle: its restart marks (facts `run.restart`, docs/faults.md "Restarts"); the error
+  // lines of an earlier run of the job are not read
+  std::map<int64_t, std::vector<detail::Restart>> restarts;
+  // error lines left out as lines of an earlier run, per host
+  std::map<std::string, int64_t> before_restart;
 
   [[nodiscard]] int64_t to_fleet(const std::string& host, int64_t t) const {
     auto it = off.find(host);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "faultline/core/time.hpp"
 #include "internal.hpp"
 
 namespace faultline::correlate::fleet {
@@ -25,6 +26,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "hccl.comm_init_entry",
                                              "hccl.local_rank_info",
                                              "hccl.env_setting",
+                                             "hccl.env_config",
                                              "hccl.cluster_info_recv_failed",
                                              "hccl.op_error",
                                              "hccl.fftsplus_timeout",
@@ -66,18 +68,51 @@ void load_hosts(Ctx& c) {
             "NULL ORDER BY id");
     ck.bind(1, b);
     while (ck.step()) c.local_off.emplace(ck.str(0), ck.i64(1));
+    if (auto marks = detail::read_restarts(c.db, b); !marks.empty())
+      c.restarts.emplace(b, std::move(marks));
   }
 }
+
+namespace {
+
+// The bundle's restart marks, loaded into the temp table restart_condition() reads; "" when the
+// bundle has none.
+std::string restart_sql(const Ctx& c, int64_t bundle) {
+  auto it = c.restarts.find(bundle);
+  if (it == c.restarts.end()) return "";
+  detail::load_restart_table(c.db, it->second);
+  return detail::restart_condition(it->second);
+}
+
+// A note per host whose error lines of an earlier run were left out.
+void restart_notes(Ctx& c) {
+  for (const auto& [host, n] : c.before_restart) {
+    std::string when;
+    for (const auto& [b, marks] : c.restarts)
+      for (const auto& m : marks)
+        if (m.host == host && (when.empty() || format_utc(m.before_ns) > when))
+          when = format_utc(m.before_ns);
+    std::string note = "restart on ";
+    note.append(host).append(": ").append(std::to_string(n)).append(" error line");
+    note.append(n == 1 ? "" : "s").append(" of CANN process logs up to ").append(when);
+    note.append(n == 1 ? " is" : " are").append(" of an earlier run of the job, not used");
+    c.notes.push_back(std::move(note));
+  }
+}
+
+}  // namespace
 
 void load_hits(Ctx& c) {
   Stmt st(c.db,
           "SELECT h.captures, e.host, e.time_ns, e.time_quality, e.clock, e.rank, e.device, e.pid, "
           "e.sev_rank, "
-          "COALESCE(m.path, ''), e.line, substr(e.text, 1, 2000) FROM hits h JOIN events e ON e.id "
+          "COALESCE(m.path, ''), e.line, substr(e.text, 1, 2000), COALESCE(m.kind, '') FROM hits h "
+          "JOIN events e ON e.id "
           "= h.event_id "
           "LEFT JOIN members m ON m.id = e.member_id WHERE h.bundle_id = ?1 AND h.signature = ?2 "
           "ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, h.id LIMIT ?3");
   for (int64_t b : c.bundles) {
+    const auto rit = c.restarts.find(b);
     for (const auto& sig : fleet_signatures()) {
       st.reset();
       st.bind(1, b)
@@ -102,9 +137,13 @@ void load_hits(Ctx& c) {
         h.line = st.i64(10);
         h.text = clip(st.str(11));
         h.bundle = b;
+        ++n;
+        // an error of an earlier run of the job (identity lines stay: the process is the same)
+        if (rit != c.restarts.end() && h.sev >= 4 &&
+            detail::before_restart(rit->second, h.host, st.str(12), h.line_pid, h.t))
+          continue;
         if (!host_clock(h.clock)) h.t.reset();  // cross-host order uses host clocks only
         c.hits[sig].push_back(std::move(h));
-        ++n;
       }
       if (n >= kMaxRowsPerSignature)
         c.notes.push_back(sig + ": more than " + std::to_string(kMaxRowsPerSignature) +
@@ -122,13 +161,28 @@ void load_hits(Ctx& c) {
 }
 
 void load_first_errors(Ctx& c) {
-  // per plog file its first timed ERROR line (SQLite: the bare columns come from the min() row)
-  Stmt st(c.db,
-          "SELECT e.host, m.path, min(e.time_ns), e.line, substr(e.text, 1, 2000), e.time_quality, "
-          "e.clock FROM events e JOIN members m ON m.id = e.member_id WHERE e.bundle_id = ?1 AND "
-          "m.kind = 'plog' AND e.sev_rank >= 4 AND e.time_ns IS NOT NULL AND e.clock IN "
-          "('host_local', 'utc', 'uptime') GROUP BY e.host, m.path");
+  // per plog file its first timed ERROR line (SQLite: the bare columns come from the min() row),
+  // not counting the lines of an earlier run of the job
+  const std::string sql =
+      "SELECT e.host, m.path, min(e.time_ns), e.line, substr(e.text, 1, 2000), e.time_quality, "
+      "e.clock FROM events e JOIN members m ON m.id = e.member_id WHERE e.bundle_id = ?1 AND "
+      "m.kind = 'plog' AND e.sev_rank >= 4 AND e.time_ns IS NOT NULL AND e.clock IN "
+      "('host_local', 'utc', 'uptime')";
+  Stmt plain(c.db, sql + " GROUP BY e.host, m.path");
   for (int64_t b : c.bundles) {
+    const std::string cond = restart_sql(c, b);
+    std::optional<Stmt> own;
+    if (!cond.empty()) {
+      own.emplace(c.db, sql + cond + " GROUP BY e.host, m.path");
+      // the error lines of an earlier run, per host (for the note)
+      Stmt n(c.db,
+             "SELECT e.host, count(*) FROM events e WHERE e.bundle_id = ? AND e.sev_rank >= 4 AND "
+             "e.time_ns IS NOT NULL" +
+                 detail::restart_condition(c.restarts.at(b), true) + " GROUP BY e.host");
+      n.bind(1, b);
+      while (n.step()) c.before_restart[n.str(0)] += n.i64(1);
+    }
+    Stmt& st = own ? *own : plain;
     st.reset();
     st.bind(1, b);
     while (st.step()) {
@@ -149,6 +203,7 @@ void load_first_errors(Ctx& c) {
       if (!fresh && *h.t < *it->second.t) it->second = std::move(h);
     }
   }
+  restart_notes(c);
 }
 
 // The columns event_row() reads, for events that carry a signature hit: read from the bundle's
@@ -198,8 +253,8 @@ std::vector<EventR> host_errors(const Ctx& c, const std::string& host, int64_t f
             "e.bundle_id = ?1 "
             "AND e.host = ?2 AND e.sev_rank >= 4 AND e.time_ns IS NOT NULL AND e.time_ns >= ?3 AND "
             "e.time_ns <= ?4 "
-            "AND e.clock IN ('host_local', 'utc', 'uptime') "
-            "ORDER BY e.time_ns, m.path, e.line LIMIT ?5");
+            "AND e.clock IN ('host_local', 'utc', 'uptime')" +
+            restart_sql(c, b) + " ORDER BY e.time_ns, m.path, e.line LIMIT ?5");
     st.bind(1, b).bind(2, std::string_view(host)).bind(3, from_host_ns);
     st.bind(4, to_host_ns).bind(5, static_cast<int64_t>(limit));
     while (st.step()) {

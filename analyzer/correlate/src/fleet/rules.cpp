@@ -22,6 +22,11 @@ void attach_timeouts(Ctx& c, FleetResult& r) {
     if (h.c("name") == "HCCL_EXEC_TIMEOUT") exec.push_back(*v);
     if (h.c("name") == "HCCL_CONNECT_TIMEOUT") conn.push_back(*v);
   }
+  // Ascend 950: `[HCCL_TRACE]Env config ..., linkTimeOut[180]s, execTimeOut[300]s`
+  for (const auto& h : c.of("hccl.env_config")) {
+    if (const auto v = to_i64(h.c("exec_timeout_s"))) exec.push_back(*v);
+    if (const auto v = to_i64(h.c("link_timeout_s"))) conn.push_back(*v);
+  }
   r.timeouts_source = exec.empty() ? "default" : "logged";
   r.exec_timeout_s = exec.empty() ? kDefaultExecTimeout : median(exec);
   r.connect_timeout_s = conn.empty() ? kDefaultConnectTimeout : median(conn);

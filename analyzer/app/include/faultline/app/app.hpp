@@ -83,6 +83,8 @@ struct Rules {
   [[nodiscard]] std::vector<RuleFile> correlate_files() const;  // diagnoses/ + compat/
   // the `fault:` blocks of the active signatures (docs/faults.md), for correlate::run
   [[nodiscard]] std::vector<correlate::FaultDef> fault_defs() const;
+  // the `restart:` blocks of the active signatures (docs/faults.md "Restarts")
+  [[nodiscard]] std::vector<correlate::RestartDef> restart_defs() const;
   std::optional<KbInfo> kb;  // the knowledge-base pack in `signatures`, if any
   // rules_digest of what the run uses: the signature roots (built-in, KB pack, each --rules DIR)
   // and then the merged classify/, diagnoses/ and compat/ files as one more root

@@ -43,11 +43,24 @@ struct FaultDef {
   std::string kb;
 };
 
+// What a signature's `restart:` block declares (docs/faults.md "Restarts"): its hits mark a new
+// run of the job; the CANN process-log lines of `kinds` before the mark (less `margin_ns`) are of
+// the earlier run and no fault events. The app copies it from tag::Signature::restart.
+struct RestartDef {
+  std::string signature;
+  bool process_scope = false;  // the mark voids its own process's lines only (else the host's)
+  int from = 1;                // the from-th and later hit of one process mark a restart
+  int64_t margin_ns = 0;
+  std::vector<std::string> kinds;
+};
+
 // rules: the diagnoses/ and compat/ files. Throws std::runtime_error naming file and rule on a bad
 // rule. Replaces earlier correlator rows of the bundle. faults: one entry per active signature with
 // a `fault:` block; every host with hits of one gets a `fault.<id>` finding (kind "fault").
+// restarts: one entry per active signature with a `restart:` block; its marks are recorded as
+// facts `run.restart` and the lines before them yield no fault finding.
 Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
-            const std::vector<FaultDef>& faults = {});
+            const std::vector<FaultDef>& faults = {}, const std::vector<RestartDef>& restarts = {});
 
 // Problems in diagnoses/compat rules ("<file>: <id>: <problem>"), given the known signature ids
 // (a diagnosis that names an unknown signature is an error).

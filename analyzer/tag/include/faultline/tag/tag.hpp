@@ -62,6 +62,17 @@ struct Fault {
   std::string clear_key;
 };
 
+// `restart:` block (docs/faults.md "Restarts"): a hit of the signature marks a new run of the
+// job: the CANN process-log lines before it belong to the earlier run and are no fault events
+// (nor fleet errors) of this one.
+struct Restart {
+  bool present = false;
+  std::string scope = "host";  // host: every process of the host; process: the line's process
+  int from = 1;                // the n-th and later hit of one process mark a restart (1 = every)
+  int margin_s = 0;            // lines less than this many seconds before the mark stay
+  std::vector<std::string> kinds = {"plog", "device_app_log"};  // member kinds it voids
+};
+
 struct Signature {
   std::string id;      // <family>.<name>, stable and unique
   std::string family;  // file stem
@@ -83,6 +94,7 @@ struct Signature {
   int capture_line = 0;             // file line of `capture`
   std::vector<int> no_match_lines;  // file line of each entry of `no_match`
   Fault fault;                      // `fault:` block (docs/faults.md)
+  Restart restart;                  // `restart:` block (docs/faults.md "Restarts")
   [[nodiscard]] bool active() const { return status != "deprecated"; }
 };
 
