@@ -311,6 +311,38 @@ TEST_CASE("an HCCL job in which no rank logged an error has no single root", "[f
   CHECK(ff["culprits"].empty());
 }
 
+TEST_CASE("a hang before any timeout: the ranks whose runtime stopped reporting are behind",
+          "[fleet][decide]") {
+  // no rank logged an error; the runtime of ranks 0 and 1 reported task timeouts until 03:40
+  // (`ReportTimeoutProc:report timeout!...`, the runtime's format); rank 2's reports stopped at
+  // 03:10 (SECTION 1) or it never reported (SECTION 2): it is behind (ascend-fd's lagging rule)
+  const fs::path job = temp_path("lagging");
+  Cleanup cl{job};
+  const auto report = [](int pid, const std::string& hhmm) {
+    const std::string P = std::to_string(pid);
+    return "[EVENT] RUNTIME(" + P + ",python3):2024-04-08-" + hhmm +
+           ":17.572.654 [engine.cc:1510]" + P +
+           " ReportTimeoutProc:report timeout!streamId=20,taskId=6,execId=0,pendingNum=1,"
+           "reportCount=1203,parseTaskCount=1203,msec=0,curSec=1712544617572,model=,modelId=-1";
+  };
+  const bool never = GENERATE(false, true);
+  for (int r = 0; r < 3; ++r) {
+    const int pid = 200 + r;
+    std::vector<std::string> lines;
+    if (r < 2)
+      lines = {report(pid, "03:05"), report(pid, "03:40")};
+    else if (!never)
+      lines = {report(pid, "03:05"), report(pid, "03:10")};
+    proc(job, "worker-" + std::to_string(r), pid,
+         setup_agent(pid, r, r, kGroup, "10.136.181.17" + std::to_string(r)), lines);
+  }
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "lagging-report");
+  CHECK(ff["no_single_root"] == false);
+  CHECK(culprit_keys(ff) == std::set<std::string>{"worker-2/2/2"});
+}
+
 TEST_CASE("AICPU: a device-side NOTIFY WAIT names the rank it waited on", "[fleet][decide]") {
   const fs::path job = temp_path("aicpu");
   Cleanup cl{job};

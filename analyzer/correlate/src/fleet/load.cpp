@@ -27,6 +27,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "hccl.local_rank_info",
                                              "hccl.env_setting",
                                              "hccl.env_config",
+                                             "runtime.report_timeout",
                                              "hccl.cluster_info_recv_failed",
                                              "hccl.op_error",
                                              "hccl.fftsplus_timeout",
