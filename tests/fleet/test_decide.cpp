@@ -343,6 +343,40 @@ TEST_CASE("a hang before any timeout: the ranks whose runtime stopped reporting 
   CHECK(culprit_keys(ff) == std::set<std::string>{"worker-2/2/2"});
 }
 
+TEST_CASE("MindIE PD links: the device a failed KV link or KV pull names is a culprit",
+          "[fleet][decide]") {
+  // test_interface.py's MindIE llm lines (TestRootClusterParser), with the device IPs of the
+  // job's SetupAgent lines: rank 0 (192.168.13.16) failed to link to rank 2 (192.168.13.18),
+  // which did not fail to reach rank 0: rank 2 is at fault (ascend-fd 131); a failed KV pull
+  // names both of its ends and is the rule (ascend-fd 129)
+  const fs::path job = temp_path("mindie-link");
+  Cleanup cl{job};
+  for (int r = 0; r < 3; ++r)
+    proc(job, "worker-" + std::to_string(r), 300 + r,
+         setup_agent(300 + r, r, r, kGroup, "10.136.181.17" + std::to_string(r)), {});
+  const bool pull = GENERATE(false, true);
+  const fs::path log = job / "worker-0/mindie/log/debug/mindie-llm_134_20250530214744.log";
+  if (!pull)
+    write(log, {"[2025-05-30 21:47:44,982] [134] [281466201825504] [llm] [ERROR] "
+                "[logging.py-56] : Link from 192.168.13.16 to 192.168.13.18 failed, error code is "
+                "MIE05E01001B."});
+  else
+    write(log, {"[2025-06-03 14:21:44,857] [7855] [281464498917600] [llm] [ERROR] "
+                "[logging.py-56] : 192.168.13.17 pull kv from 192.168.13.18 failed, error code "
+                "is MIE05E01001A."});
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["no_single_root"] == false);
+  if (!pull) {
+    CHECK(culprit_keys(ff).count("worker-2/2/2") == 1);
+    CHECK(culprit_keys(ff).count("worker-0/0/0") == 0);
+  } else {
+    CHECK(ff["rule"] == "mindie-pull-kv");
+    CHECK(culprit_keys(ff).count("worker-1/1/1") == 1);
+    CHECK(culprit_keys(ff).count("worker-2/2/2") == 1);
+  }
+}
+
 TEST_CASE("AICPU: a device-side NOTIFY WAIT names the rank it waited on", "[fleet][decide]") {
   const fs::path job = temp_path("aicpu");
   Cleanup cl{job};

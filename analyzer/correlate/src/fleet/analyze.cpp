@@ -73,8 +73,19 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
   }
   if (auto k = rule_earliest(c, r, in.hccl)) found.push_back(*k);
 
+  // MindIE PD link errors add their devices to the answer, or are the answer when no rule found
+  // one
+  bool mindie_done = false;
+  if (found.empty()) {
+    Candidate m;
+    m.no_single_root = true;
+    mindie_links(c, ro, m);
+    if (!m.culprits.empty()) found.push_back(std::move(m));
+    mindie_done = true;
+  }
   if (!found.empty()) {
     Candidate k = found.front();
+    if (!mindie_done) mindie_links(c, ro, k);
     FleetFirstFailure ff;
     ff.host = k.host;
     ff.rule = k.rule;

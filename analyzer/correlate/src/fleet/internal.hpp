@@ -305,6 +305,9 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool 
 std::optional<Candidate> decide(Ctx& c, const FleetResult& r, const Incident& in, const Roster& ro,
                                 const WaitGraph& g);
 FleetCulprit culprit_of(const Proc& p);
+// After the decision: the devices of failed MindIE PD links / KV pulls join the culprits
+// (mindie.cpp).
+void mindie_links(const Ctx& c, const Roster& ro, Candidate& k);
 // Before the broadcast rules: no error at all in an HCCL job (no single root), RoCE error CQE
 // links (their common remote end, else every device on them).
 std::optional<Candidate> decide_first(Ctx& c, const FleetResult& r, const Roster& ro);

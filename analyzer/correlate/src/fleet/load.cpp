@@ -28,6 +28,8 @@ const std::vector<std::string>& fleet_signatures() {
                                              "hccl.env_setting",
                                              "hccl.env_config",
                                              "runtime.report_timeout",
+                                             "mindie.pd_link_failed",
+                                             "mindie.pull_kv_failed",
                                              "hccl.cluster_info_recv_failed",
                                              "hccl.op_error",
                                              "hccl.fftsplus_timeout",
