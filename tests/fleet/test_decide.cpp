@@ -255,6 +255,39 @@ TEST_CASE("link setup: 6-column table rows and p2p timeouts are wait edges", "[f
   CHECK(ff["chain"][0].get<std::string>().rfind("worker-1 rank 10", 0) == 0);
 }
 
+TEST_CASE("link setup: a link-table row naming a virtual NIC address resolves to its process",
+          "[fleet][decide]") {
+  // superpod: worker-1 rank 10 timed out linking to 172.16.0.3(8), the vNIC address on which
+  // worker-0's rank 8 listens (`[Start][Vnic]Listen on ip[..] ... devPhyId[3]`, HCCL's format);
+  // its device IP is another one, so only the vNIC line ties the row to it
+  const fs::path job = temp_path("vnic");
+  Cleanup cl{job};
+  const std::string g = "hccl_world_group";
+  auto sa = [&](int pid, int rank, int dev, const std::string& server, const std::string& ip) {
+    return "[INFO] HCCL(" + std::to_string(pid) +
+           ",python3):2025-06-19-09:26:21.655.782 [topoinfo_detect.cc:506] [" +
+           std::to_string(pid) + "][HCCL_TRACE][Flat]SetupAgent rankNum[16], rank[" +
+           std::to_string(rank) + "], rootInfo identifier[" + g + "], server[" + server +
+           "%enp189s0f0], serverPort[60000]deviceType[2], logicDevId[" + std::to_string(dev) +
+           "], phydevId[" + std::to_string(dev) + "], deviceIp[" + ip + "]";
+  };
+  proc(job, "worker-1", 114654, sa(114654, 10, 2, "2.2.2.2", "192.168.2.197"),
+       {"[ERROR] HCCL(114654,python3):2025-06-19-09:28:34.062.846 [hccl_socket_manager.cc:594] "
+        "[116451]   |  dest_ip(user_rank)  |   dest_port   |  src_ip(user_rank)   |   src_port   "
+        "|   MyRole   |   Status   |",
+        "[ERROR] HCCL(114654,python3):2025-06-19-09:28:34.062.858 [hccl_socket_manager.cc:553] "
+        "[116451]   |  172.16.0.3(8)   |  16666  |   192.168.2.197(10)   |  0  |  client  | "
+        "time out |  "});
+  proc(job, "worker-0", 114700, sa(114700, 8, 3, "1.1.1.1", "192.168.2.199"), {});
+  write(job / "worker-0/process_log/run/plog/plog-114700_20240407183553145.log",
+        {"[INFO] HCCL(114700,python3):2025-06-19-09:26:22.113.403 [network_manager.cc:512] "
+         "[114700][Start][Vnic]Listen on ip[172.16.0.3], port[16666] success, devPhyId[3], "
+         "devLogicId[3], isAutoPort[0]"});
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/8/3"});
+}
+
 TEST_CASE("RoCE error CQE: links that all point at one device name it", "[fleet][decide]") {
   const fs::path job = temp_path("cqe");
   Cleanup cl{job};

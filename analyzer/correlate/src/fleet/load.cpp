@@ -29,6 +29,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "hccl.env_config",
                                              "runtime.report_timeout",
                                              "mindie.pd_link_failed",
+                                             "hccl.vnic_listen",
                                              "mindie.pull_kv_failed",
                                              "hccl.cluster_info_recv_failed",
                                              "hccl.op_error",

@@ -303,6 +303,7 @@ Roster build_identities(const Ctx& c) {
   for (const auto& h : c.of("hccl.comm_init_entry")) {
     Proc& p = announce(h, h.c("identifier"), to_i64(h.c("rank")), to_i64(h.c("ranks")));
     set_if(p.logic_dev, to_i64(h.c("device")));
+    set_if(p.phy_dev, to_i64(h.c("device_phy")));  // Ascend 950 RootInfoDetect
     set_str(p.root_ip, h.c("root_ip"));
   }
   for (const auto& h : c.of("hccl.comm_init_info")) {
@@ -320,6 +321,16 @@ Roster build_identities(const Ctx& c) {
     set_if(p.phy_dev, to_i64(h.c("device_phy")));
     set_str(p.server_ip, bracket_value(h.text, "server["));
     set_str(p.device_ip, bracket_value(h.text, "deviceIp["));
+  }
+  // `[Start][Vnic]Listen on ip[..], port[..] success, devPhyId[..], devLogicId[..]`: the virtual
+  // NIC address of a known process (link tables of superpods name it as the far end)
+  for (const auto& h : c.of("hccl.vnic_listen")) {
+    const auto i = ro.find(h.host, h.pid);
+    if (!i) continue;
+    Proc& p = ro.procs[*i];
+    set_str(p.vnic_ip, h.c("vnic_ip"));
+    set_if(p.phy_dev, to_i64(h.c("device_phy")));
+    set_if(p.logic_dev, to_i64(h.c("logic_device")));
   }
   for (const auto& h : c.of("torch_npu.err_code")) {
     // training stdout: the line's own PID names the process
