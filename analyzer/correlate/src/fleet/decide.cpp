@@ -43,7 +43,7 @@ const std::set<std::string>& root_init_sigs() {
       "hccl.comm_init_root_failed",     "hccl.topo_exchange_timeout",
       "hccl.cluster_info_recv_failed",  "hccl.init_group_stage_error",
       "hccl.root_info_connected_ranks", "hccl.root_info_connect_count",
-      "hccl.topo_detect_agent_failed"};
+      "hccl.topo_detect_agent_failed",  "hccl.rank_basic_info_failed"};
   return s;
 }
 const std::set<std::string>& link_sigs() {

@@ -30,6 +30,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "runtime.report_timeout",
                                              "mindie.pd_link_failed",
                                              "hccl.vnic_listen",
+                                             "hccl.rank_basic_info_failed",
                                              "mindie.pull_kv_failed",
                                              "hccl.cluster_info_recv_failed",
                                              "hccl.op_error",

@@ -173,7 +173,8 @@ bool hccl_error_signature(const std::string& s) {
   static const std::set<std::string> info = {"hccl.comm_init_entry", "hccl.local_rank_info",
                                              "hccl.env_setting",     "hccl.heartbeat_crimer",
                                              "hccl.comm_init_trace", "hccl.hcom_init",
-                                             "hccl.comm_init_info",  "hccl.hccp_tls_switch"};
+                                             "hccl.comm_init_info",  "hccl.hccp_tls_switch",
+                                             "hccl.env_config",      "hccl.vnic_listen"};
   return s.rfind("hccl.", 0) == 0 && info.count(s) == 0;
 }
 
