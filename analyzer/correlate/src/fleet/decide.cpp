@@ -49,7 +49,8 @@ const std::set<std::string>& root_init_sigs() {
 const std::set<std::string>& link_sigs() {
   static const std::set<std::string> s = {"hccl.link_error_info",       "hccl.socket_timeout",
                                           "hccl.connect_detect_result", "hccl.p2p_connect_timeout",
-                                          "hccl.transport_init_error",  "hccl.socket_recv_failed"};
+                                          "hccl.transport_init_error",  "hccl.socket_recv_failed",
+                                          "hccl.rasocket_timeout"};
   return s;
 }
 const std::set<std::string>& op_sigs() {

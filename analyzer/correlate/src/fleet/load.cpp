@@ -31,6 +31,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "mindie.pd_link_failed",
                                              "hccl.vnic_listen",
                                              "hccl.rank_basic_info_failed",
+                                             "hccl.rasocket_timeout",
                                              "mindie.pull_kv_failed",
                                              "hccl.cluster_info_recv_failed",
                                              "hccl.op_error",
