@@ -639,3 +639,23 @@ TEST_CASE("the vendor's interface tests: plog, device log, host OS and train-log
     CHECK(has_code(f, "fault.train.mindspore_name_undefined", "AISW_MindSpore_Compiler_01"));
   }
 }
+
+TEST_CASE("restart: marks are bounded (a log naming thousands of processes)") {
+  // 3000 processes each saying its errors can be ignored: at most 1024 marks are kept, and the
+  // analysis ends (the condition of every fault query scans the marks)
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string P = std::to_string(100000 + i);
+    lines.push_back("[ERROR] HCCL(" + P + ",python3):2026-01-06-15:38:20.000.001 Not sched cpu.");
+    lines.push_back("[ERROR] HCCL(" + P +
+                    ",python3):2026-01-06-15:38:29.881.877 [op_retry_connection.cc:436] [" + P +
+                    "][OpRetryConnection][Init] Client reconnect 2 times to success, so the above "
+                    "or this error log can be ignored");
+  }
+  lines.push_back("[ERROR] HCCL(99999,python3):2026-01-06-15:39:00.000.001 Not sched cpu.");
+  Bundle b(Files{{"process_log/debug/plog/plog-100000_20260106153820001.log", lines}});
+  const auto marks = query(b.db(), "SELECT count(*) AS n FROM facts WHERE name = 'run.restart'");
+  CHECK(std::stoi(marks.front().at("n")) == 1024);
+  // process 99999 set nothing aside: its error is a fault event
+  CHECK(b.faults().count("fault.driver.esched_not_sched_cpu") == 1);
+}

@@ -13,6 +13,7 @@ namespace faultline::correlate::detail {
 
 namespace {
 constexpr int64_t kMaxMarkRows = 100000;  // marking hits read per signature
+constexpr size_t kMaxMarks = 1024;        // marks kept per bundle (hosts, then processes)
 constexpr const char* kFact = "run.restart";
 }  // namespace
 
@@ -70,6 +71,7 @@ std::vector<Restart> find_restarts(sqlite3* db, int64_t bundle_id,
   // a host-wide restart after which nothing failed is no reason to set the earlier failure
   // aside (a process id reused by a later, healthy run looks like a restart too)
   for (auto& [h, r] : by_host) {
+    if (out.size() >= kMaxMarks) break;
     std::string in;
     for (size_t i = 0; i < r.kinds.size(); ++i) in += i == 0 ? "?" : ", ?";
     Stmt later(db,
@@ -84,6 +86,7 @@ std::vector<Restart> find_restarts(sqlite3* db, int64_t bundle_id,
     }
   }
   for (auto& [k, r] : by_process) {
+    if (out.size() >= kMaxMarks) break;  // a hostile log naming 100,000 processes
     // a host-wide mark later than the process's makes it redundant
     auto it = kept.find(k.first);
     if (it != kept.end() && it->second >= r.before_ns) continue;
@@ -158,6 +161,9 @@ void load_restart_table(sqlite3* db, const std::vector<Restart>& marks) {
        "CREATE TEMP TABLE IF NOT EXISTS faultline_restarts(host TEXT NOT NULL, pid INTEGER, kind "
        "TEXT NOT NULL, before_ns INTEGER NOT NULL)");
   exec(db, "DELETE FROM temp.faultline_restarts");
+  exec(db,
+       "CREATE INDEX IF NOT EXISTS temp.faultline_restarts_host ON faultline_restarts(host, "
+       "kind)");
   Stmt ins(db, "INSERT INTO temp.faultline_restarts VALUES (?, ?, ?, ?)");
   for (const auto& r : marks)
     for (const auto& k : r.kinds) {
