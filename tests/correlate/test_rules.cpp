@@ -188,6 +188,10 @@ summary: )";
   CHECK(has(lint_summary("{nosuchbind.value}"), "placeholder {nosuchbind.value} is neither"));
   CHECK(has(lint_summary("{hccl.comm_init_failed.group}"),
             "placeholder {hccl.comm_init_failed.group}"));
+  // conditional sections
+  CHECK(lint_summary("a{?m.vm_start} b {m.vm_start}{/?}{!m.vm_start} none{/!}.").empty());
+  CHECK(has(lint_summary("a{?m.vm_start} b"), "unclosed section"));
+  CHECK(has(lint_summary("a{?nosuch.x} b{/?}"), "placeholder {nosuch.x} is neither"));
 }
 
 TEST_CASE("lint: explains must name symptoms; compat tables must be well formed", "[rules][lint]") {
@@ -280,6 +284,27 @@ conditions:
   REQUIRE(f.size() == 1);
   CHECK(f[0].summary == "Device 1 on n1 stopped answering heartbeats.");
   CHECK(f[0].explained_by.empty());
+  SECTION("conditional sections keep their text only when the name resolves (or does not)") {
+    auto sec = with(source_rules(), "diagnoses/driver.device_heartbeat_lost.yaml",
+                    R"(id: driver.device_heartbeat_lost
+kind: symptom
+severity: critical
+title: Device heartbeat lost
+summary: 'Device {hb.device} stopped.{?hb.device} It is device {hb.device}.{/?}{!hb.device} No device.{/!}{?hb.nosuch} Never.{/?}{!hb.nosuch} No such capture.{/!}'
+conditions:
+  hit: driver.heartbeat_lost
+  bind: hb
+)");
+    CHECK(faultline::correlate::lint(sec, catalog_signatures()).empty());
+    faultline::correlate::run(db.handle(), b, sec);
+    bool seen = false;
+    for (const auto& x : findings(db.handle(), b))
+      if (x.finding == "driver.device_heartbeat_lost") {
+        seen = true;
+        CHECK(x.summary == "Device 1 stopped. It is device 1. No such capture.");
+      }
+    CHECK(seen);
+  }
 }
 
 TEST_CASE("condition types in isolation", "[rules][conditions]") {

@@ -81,6 +81,60 @@ std::vector<std::string> alternatives(const std::string& body) {
   return out;
 }
 
+// Conditional sections: "{?name}text{/?}" keeps text when name resolves, "{!name}text{/!}" when it
+// does not (not nested). Calls fn(kind, name, body, begin, end) per section (kind '?' or '!'),
+// end = one past the closing tag; returns false on an unclosed section.
+template <typename Fn>
+bool sections(std::string_view s, Fn&& fn) {
+  size_t i = 0;
+  while ((i = s.find('{', i)) != std::string_view::npos) {
+    if (i + 1 < s.size() && (s[i + 1] == '?' || s[i + 1] == '!')) {
+      const char kind = s[i + 1];
+      const size_t close = s.find('}', i + 2);
+      if (close == std::string_view::npos) return false;
+      const std::string name(s.substr(i + 2, close - i - 2));
+      const std::string end_tag = std::string("{/") + kind + "}";
+      const size_t e = s.find(end_tag, close + 1);
+      if (e == std::string_view::npos) return false;
+      fn(kind, name, s.substr(close + 1, e - close - 1), i, e + end_tag.size());
+      i = e + end_tag.size();
+    } else {
+      i += (i + 1 < s.size() && s[i + 1] == '{') ? 2 : 1;
+    }
+  }
+  return true;
+}
+
+// The template with its sections resolved by lookup (kept body or nothing).
+std::string resolve_sections(
+    std::string_view s,
+    const std::function<std::optional<std::string>(const std::string&)>& lookup) {
+  std::string out;
+  size_t at = 0;
+  sections(s, [&](char kind, const std::string& name, std::string_view body, size_t b, size_t e) {
+    out.append(s.substr(at, b - at));
+    const bool has = lookup(name).has_value();
+    if (has == (kind == '?')) out.append(body);
+    at = e;
+  });
+  out.append(s.substr(at));
+  return out;
+}
+
+// The template with the section tags removed and every body kept (for the checks).
+std::string unsectioned(std::string_view s, std::vector<std::string>* names = nullptr) {
+  std::string out;
+  size_t at = 0;
+  sections(s, [&](char, const std::string& name, std::string_view body, size_t b, size_t e) {
+    out.append(s.substr(at, b - at));
+    out.append(body);
+    if (names) names->push_back(name);
+    at = e;
+  });
+  out.append(s.substr(at));
+  return out;
+}
+
 const char* const kFactRoots[] = {
     "driver", "firmware", "cann",    "torch",  "torch_npu", "torchvision", "package", "kernel",
     "host",   "env",      "process", "mount",  "module",    "fs",          "install", "ulimit",
@@ -90,7 +144,8 @@ const char* const kFactRoots[] = {
 
 std::vector<std::string> placeholders(std::string_view s) {
   std::vector<std::string> out;
-  scan(s, [&](int kind, const std::string& t) {
+  const std::string flat = unsectioned(s, &out);
+  scan(flat, [&](int kind, const std::string& t) {
     if (kind != 1) return;
     for (const auto& a : alternatives(t))
       if (!a.empty() && a[0] != '=') out.push_back(a);
@@ -104,13 +159,23 @@ bool has_placeholder(std::string_view s) {
 
 std::string strip_placeholders(std::string_view s) {
   std::string out;
-  scan(s, [&](int kind, const std::string& t) { out += kind == 1 ? std::string("x") : t; });
+  scan(unsectioned(s),
+       [&](int kind, const std::string& t) { out += kind == 1 ? std::string("x") : t; });
   return out;
 }
 
-std::vector<std::string> template_problems(std::string_view s, const std::set<std::string>& binds,
+std::vector<std::string> template_problems(std::string_view sectioned,
+                                           const std::set<std::string>& binds,
                                            const std::vector<std::string>& signatures) {
   std::vector<std::string> out;
+  if (!sections(sectioned, [](char, const std::string&, std::string_view, size_t, size_t) {}))
+    out.emplace_back("unclosed section (expected {?name}...{/?} or {!name}...{/!})");
+  std::vector<std::string> section_names;
+  const std::string flat = unsectioned(sectioned, &section_names);
+  for (const auto& n : section_names)
+    if (!valid_body(n) || n.find('|') != std::string::npos)
+      out.push_back("bad section name {?" + n + "}");
+  const std::string_view s = flat;
   // Every single brace must open or close a valid placeholder.
   for (size_t i = 0; i < s.size(); ++i) {
     if ((s[i] == '{' || s[i] == '}') && i + 1 < s.size() && s[i + 1] == s[i]) {
@@ -129,7 +194,7 @@ std::vector<std::string> template_problems(std::string_view s, const std::set<st
       i = j;
     }
   }
-  for (const auto& name : placeholders(s)) {
+  for (const auto& name : placeholders(sectioned)) {
     if (name == "host") continue;
     const std::string root = name.substr(0, name.find('.'));
     if (binds.count(root) != 0) continue;
@@ -150,7 +215,8 @@ std::string substitute(std::string_view s,
                        const std::function<std::optional<std::string>(const std::string&)>& lookup,
                        bool escape, std::string_view missing) {
   std::string out;
-  scan(s, [&](int kind, const std::string& t) {
+  const std::string resolved = resolve_sections(s, lookup);
+  scan(resolved, [&](int kind, const std::string& t) {
     if (kind == 0) {
       out += t;
       return;

@@ -2,6 +2,8 @@
 // "{link.value}" (a bound item), "{host}"; fallbacks "{c.cann|cann.version.installed|=unknown}"
 // (first alternative that resolves; "=text" is literal). "{{" and "}}" stand for literal braces.
 // Text in braces that is not a valid placeholder (a regex quantifier such as {2,5}) stays as is.
+// Conditional sections: "{?name}...{/?}" is kept only when name resolves, "{!name}...{/!}" only
+// when it does not (not nested).
 #pragma once
 
 #include <functional>
