@@ -308,6 +308,7 @@ std::optional<Candidate> decide_no_error(const Ctx& c, const FleetResult& r, con
         Candidate k;
         k.rule = "lagging-report";
         std::vector<std::string> names;
+        names.reserve(behind.size());
         for (size_t i : behind) names.push_back(ro.procs[i].label());
         k.text =
             "no rank logged an error, but the runtime of the waiting processes kept "
