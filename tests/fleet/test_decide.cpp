@@ -443,6 +443,36 @@ TEST_CASE("AICPU: a device-side NOTIFY WAIT names the rank it waited on", "[flee
   CHECK(ff["culprits"][0]["rank"] == 0);
 }
 
+TEST_CASE("root-info init: the process that made the root info is the root-info rank",
+          "[fleet][decide]") {
+  // every member timed out in root-info init within a second: the root-info host (the
+  // identifier's address, 10.136.181.175) is to blame; of its two processes, rank 1 logged
+  // `HcclGetRootInfo success` (ascend-fd's line shape): it is named, not the lowest rank
+  const fs::path job = temp_path("rootinfo-maker");
+  Cleanup cl{job};
+  const auto agent_timeout = [](int pid, const std::string& ms) {
+    const std::string P = std::to_string(pid);
+    return "[ERROR] HCCL(" + P + ",all_reduce_test):2025-11-21-01:20:01." + ms +
+           " [topoinfo_exchange_agent.cc:314] [" + P +
+           "][InitGroupStage][RanktableDetect]topo exchange agent get socket timeout! "
+           "timeout[120 s]";
+  };
+  proc(job, "worker-0", 5100, setup_agent(5100, 0, 0, kGroup, "10.136.181.175"),
+       {agent_timeout(5100, "624.966")});
+  proc(job, "worker-0", 5101, setup_agent(5101, 1, 1, kGroup, "10.136.181.175"),
+       {agent_timeout(5101, "625.966")});
+  write(job / "worker-0/process_log/run/plog/plog-5101_20240407183553145.log",
+        {"[INFO] HCCL(5101,all_reduce_test):2024-04-07-18:35:52.977.325 [op_base.cc:830] "
+         "[5101][HCCL_TRACE]HcclGetRootInfo success, take time [5015]us, identifier[" +
+         kGroup + "]"});
+  proc(job, "worker-1", 5102, setup_agent(5102, 2, 0, kGroup, "10.136.181.176"),
+       {agent_timeout(5102, "626.966")});
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["no_single_root"] == false);
+  CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/1/1"});
+}
+
 TEST_CASE("root-info init: ranks that neither connected to the server nor left a log are the root",
           "[fleet][decide]") {
   const fs::path job = temp_path("rootinfo-unconnected");

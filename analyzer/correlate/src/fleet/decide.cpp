@@ -736,9 +736,17 @@ std::optional<Candidate> decide(Ctx& c, const FleetResult& r, const Incident& in
     std::string root = fp.root_ip;
     if (root.empty()) root = grp.substr(0, grp.find('%'));
     std::optional<size_t> host_proc;
+    // the process that made the root info (HcclGetRootInfo success), else the lowest rank on
+    // the root-info server
+    for (size_t i = 0; i < ro.procs.size() && !host_proc; ++i)
+      if (ro.procs[i].root_of.count(grp) != 0) host_proc = i;
+    for (size_t i = 0; i < ro.procs.size() && !host_proc; ++i)
+      if (!root.empty() && ro.procs[i].server_ip == root && ro.procs[i].root_of.count("") != 0)
+        host_proc = i;
     for (size_t i = 0; i < ro.procs.size(); ++i)
       if (!root.empty() && ro.procs[i].server_ip == root &&
-          (!host_proc || ro.procs[i].rank < ro.procs[*host_proc].rank))
+          (!host_proc || ro.procs[i].rank < ro.procs[*host_proc].rank) &&
+          (!host_proc || ro.procs[*host_proc].root_of.empty()))
         host_proc = i;
     std::string root_host = host_proc ? ro.procs[*host_proc].host : host_of_ip(c, root).first;
     if (!root_host.empty()) {

@@ -202,6 +202,9 @@ struct Proc {
   std::string group;                       // the communicator its `rank` is in (the largest)
   std::optional<int64_t> rank, size, logic_dev, phy_dev;
   std::string device_ip, vnic_ip, server_ip, root_ip;
+  // `HcclGetRootInfo success ... identifier[g]`: the process made the root info of g ("" when
+  // the line names no identifier)
+  std::set<std::string> root_of;
   std::optional<FleetLine> line;  // the line that announced it
   // errors
   std::optional<int64_t> first_error;  // fleet clock

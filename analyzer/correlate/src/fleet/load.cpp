@@ -30,6 +30,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "runtime.report_timeout",
                                              "mindie.pd_link_failed",
                                              "hccl.vnic_listen",
+                                             "hccl.get_root_info",
                                              "hccl.rank_basic_info_failed",
                                              "hccl.rasocket_timeout",
                                              "mindie.pull_kv_failed",

@@ -322,6 +322,8 @@ Roster build_identities(const Ctx& c) {
     set_str(p.server_ip, bracket_value(h.text, "server["));
     set_str(p.device_ip, bracket_value(h.text, "deviceIp["));
   }
+  for (const auto& h : c.of("hccl.get_root_info"))
+    if (const auto i = ro.find(h.host, h.pid)) ro.procs[*i].root_of.insert(h.c("identifier"));
   // `[Start][Vnic]Listen on ip[..], port[..] success, devPhyId[..], devLogicId[..]`: the virtual
   // NIC address of a known process (link tables of superpods name it as the far end)
   for (const auto& h : c.of("hccl.vnic_listen")) {

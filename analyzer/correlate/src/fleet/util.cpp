@@ -170,11 +170,11 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 bool hccl_error_signature(const std::string& s) {
-  static const std::set<std::string> info = {"hccl.comm_init_entry", "hccl.local_rank_info",
-                                             "hccl.env_setting",     "hccl.heartbeat_crimer",
-                                             "hccl.comm_init_trace", "hccl.hcom_init",
-                                             "hccl.comm_init_info",  "hccl.hccp_tls_switch",
-                                             "hccl.env_config",      "hccl.vnic_listen"};
+  static const std::set<std::string> info = {
+      "hccl.comm_init_entry",  "hccl.local_rank_info", "hccl.env_setting",
+      "hccl.heartbeat_crimer", "hccl.comm_init_trace", "hccl.hcom_init",
+      "hccl.comm_init_info",   "hccl.hccp_tls_switch", "hccl.env_config",
+      "hccl.vnic_listen",      "hccl.get_root_info"};
   return s.rfind("hccl.", 0) == 0 && info.count(s) == 0;
 }
 
