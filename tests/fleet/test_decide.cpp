@@ -110,6 +110,18 @@ std::string setup_agent(int pid, int rank, int dev, const std::string& group,
 
 const std::string kGroup = "10.136.181.175%enp179s0f0_60000_0_1712529353144389";
 
+// st_transport_timeout fixture shape of the identity line ([Flat]SetupAgent, 16 ranks of
+// hccl_world_group), identity fields varied per process
+std::string flat_agent(int pid, int rank, int dev, const std::string& server,
+                       const std::string& ip) {
+  return "[INFO] HCCL(" + std::to_string(pid) +
+         ",python3):2025-06-19-09:26:21.655.782 [topoinfo_detect.cc:506] [" + std::to_string(pid) +
+         "][HCCL_TRACE][Flat]SetupAgent rankNum[16], rank[" + std::to_string(rank) +
+         "], rootInfo identifier[hccl_world_group], server[" + server +
+         "%enp189s0f0], serverPort[60000]deviceType[2], logicDevId[" + std::to_string(dev) +
+         "], phydevId[" + std::to_string(dev) + "], deviceIp[" + ip + "]";
+}
+
 // rc_122 fixture shape: base information (tag, index), para information (remote rank), groupRank
 std::vector<std::string> notify_block(int pid, const std::string& time, int index,
                                       const std::string& remote, int rank) {
@@ -226,27 +238,18 @@ TEST_CASE("link setup: 6-column table rows and p2p timeouts are wait edges", "[f
   Cleanup cl{job};
   // st_transport_timeout fixture shapes: worker-1 rank 10 waits on 192.168.2.199(8) (worker-0),
   // whose own p2p link to physical device 1 on the same node times out; device 1 logged nothing
-  const std::string g = "hccl_world_group";
-  auto sa = [&](int pid, int rank, int dev, const std::string& server, const std::string& ip) {
-    return "[INFO] HCCL(" + std::to_string(pid) +
-           ",python3):2025-06-19-09:26:21.655.782 [topoinfo_detect.cc:506] [" +
-           std::to_string(pid) + "][HCCL_TRACE][Flat]SetupAgent rankNum[16], rank[" +
-           std::to_string(rank) + "], rootInfo identifier[" + g + "], server[" + server +
-           "%enp189s0f0], serverPort[60000]deviceType[2], logicDevId[" + std::to_string(dev) +
-           "], phydevId[" + std::to_string(dev) + "], deviceIp[" + ip + "]";
-  };
-  proc(job, "worker-1", 114654, sa(114654, 10, 2, "2.2.2.2", "192.168.2.197"),
+  proc(job, "worker-1", 114654, flat_agent(114654, 10, 2, "2.2.2.2", "192.168.2.197"),
        {"[ERROR] HCCL(114654,python3):2025-06-19-09:28:34.062.846 [hccl_socket_manager.cc:594] "
         "[116451]   |  dest_ip(user_rank)  |   dest_port   |  src_ip(user_rank)   |   src_port   "
         "|   MyRole   |   Status   |",
         "[ERROR] HCCL(114654,python3):2025-06-19-09:28:34.062.858 [hccl_socket_manager.cc:553] "
         "[116451]   |  192.168.2.199(8)   |  16666  |   192.168.2.197(10)   |  0  |  client  | "
         "time out |  "});
-  proc(job, "worker-0", 114700, sa(114700, 8, 3, "1.1.1.1", "192.168.2.199"),
+  proc(job, "worker-0", 114700, flat_agent(114700, 8, 3, "1.1.1.1", "192.168.2.199"),
        {"[ERROR] HCCL(114700,python3):2025-06-19-09:28:35.062.066 [p2p_mgmt.cc:305] "
         "[115867][Wait][P2PConnected]connected p2p timeout, timeout:130 s. local logicDevid:3, "
         "remote physic id:1."});
-  proc(job, "worker-0", 114701, sa(114701, 9, 1, "1.1.1.1", "192.168.2.198"), {});
+  proc(job, "worker-0", 114701, flat_agent(114701, 9, 1, "1.1.1.1", "192.168.2.198"), {});
   const json ff = run_fleet(job)["first_failure"];
   REQUIRE(ff.is_object());
   CHECK(ff["rule"] == "link-setup-chain");
@@ -262,23 +265,14 @@ TEST_CASE("link setup: a link-table row naming a virtual NIC address resolves to
   // its device IP is another one, so only the vNIC line ties the row to it
   const fs::path job = temp_path("vnic");
   Cleanup cl{job};
-  const std::string g = "hccl_world_group";
-  auto sa = [&](int pid, int rank, int dev, const std::string& server, const std::string& ip) {
-    return "[INFO] HCCL(" + std::to_string(pid) +
-           ",python3):2025-06-19-09:26:21.655.782 [topoinfo_detect.cc:506] [" +
-           std::to_string(pid) + "][HCCL_TRACE][Flat]SetupAgent rankNum[16], rank[" +
-           std::to_string(rank) + "], rootInfo identifier[" + g + "], server[" + server +
-           "%enp189s0f0], serverPort[60000]deviceType[2], logicDevId[" + std::to_string(dev) +
-           "], phydevId[" + std::to_string(dev) + "], deviceIp[" + ip + "]";
-  };
-  proc(job, "worker-1", 114654, sa(114654, 10, 2, "2.2.2.2", "192.168.2.197"),
+  proc(job, "worker-1", 114654, flat_agent(114654, 10, 2, "2.2.2.2", "192.168.2.197"),
        {"[ERROR] HCCL(114654,python3):2025-06-19-09:28:34.062.846 [hccl_socket_manager.cc:594] "
         "[116451]   |  dest_ip(user_rank)  |   dest_port   |  src_ip(user_rank)   |   src_port   "
         "|   MyRole   |   Status   |",
         "[ERROR] HCCL(114654,python3):2025-06-19-09:28:34.062.858 [hccl_socket_manager.cc:553] "
         "[116451]   |  172.16.0.3(8)   |  16666  |   192.168.2.197(10)   |  0  |  client  | "
         "time out |  "});
-  proc(job, "worker-0", 114700, sa(114700, 8, 3, "1.1.1.1", "192.168.2.199"), {});
+  proc(job, "worker-0", 114700, flat_agent(114700, 8, 3, "1.1.1.1", "192.168.2.199"), {});
   write(job / "worker-0/process_log/run/plog/plog-114700_20240407183553145.log",
         {"[INFO] HCCL(114700,python3):2025-06-19-09:26:22.113.403 [network_manager.cc:512] "
          "[114700][Start][Vnic]Listen on ip[172.16.0.3], port[16666] success, devPhyId[3], "
