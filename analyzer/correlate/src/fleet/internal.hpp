@@ -152,6 +152,9 @@ struct Ctx {
   std::map<int64_t, std::vector<detail::Restart>> restarts;
   // error lines left out as lines of an earlier run, per host
   std::map<std::string, int64_t> before_restart;
+  // the bundle whose marks temp.faultline_restarts holds now (-1: none), so that repeated
+  // queries of one bundle do not refill it
+  mutable int64_t restarts_loaded = -1;
 
   [[nodiscard]] int64_t to_fleet(const std::string& host, int64_t t) const {
     auto it = off.find(host);

@@ -87,7 +87,10 @@ namespace {
 std::string restart_sql(const Ctx& c, int64_t bundle) {
   auto it = c.restarts.find(bundle);
   if (it == c.restarts.end()) return "";
-  detail::load_restart_table(c.db, it->second);
+  if (c.restarts_loaded != bundle) {
+    detail::load_restart_table(c.db, it->second);
+    c.restarts_loaded = bundle;
+  }
   return detail::restart_condition(it->second);
 }
 
