@@ -11,12 +11,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_db(const char* name) {
-  const fs::path p = fs::temp_directory_path() / (std::string("faultline-test-") + name + "-" +
-                                                  std::to_string(::getpid()) + ".db");
-  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
-  return p;
+void remove_db(const fs::path& p) {
+  std::error_code ec;
+  for (const char* s : {"", "-wal", "-shm", "-journal"}) fs::remove(p.string() + s, ec);
 }
+
+// A database file of one test, removed again when the test ends (pass or fail).
+struct TempDb {
+  fs::path path;
+  explicit TempDb(const char* name)
+      : path(fs::temp_directory_path() / (std::string("faultline-test-") + name + "-" +
+                                          std::to_string(::getpid()) + ".db")) {
+    remove_db(path);
+  }
+  ~TempDb() { remove_db(path); }
+  TempDb(const TempDb&) = delete;
+  TempDb& operator=(const TempDb&) = delete;
+  operator const fs::path&() const { return path; }  // NOLINT: used as the path it names
+  std::string string() const { return path.string(); }
+};
+
 
 int64_t count(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* s = nullptr;
@@ -25,6 +39,17 @@ int64_t count(sqlite3* db, const std::string& sql) {
   if (sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
   return n;
+}
+
+std::string text_of(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
+  std::string out;
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) != nullptr)
+    out.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
+               static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+  sqlite3_finalize(s);
+  return out;
 }
 
 // Loads a tiny bundle with one member, one event with a hit, and one fact.
@@ -67,7 +92,7 @@ int64_t load(store::Db& db, const std::string& sha) {
 }  // namespace
 
 TEST_CASE("a new database gets the current schema version") {
-  const auto p = temp_db("version");
+  const TempDb p("version");
   {
     auto db = store::Db::open(p);
     CHECK(count(db->handle(), "PRAGMA user_version") == store::schema_version());
@@ -79,7 +104,7 @@ TEST_CASE("a new database gets the current schema version") {
 }
 
 TEST_CASE("a database from a newer faultline is refused with a message naming the file") {
-  const auto p = temp_db("newer");
+  const TempDb p("newer");
   {
     auto db = store::Db::open(p);
     db->exec("PRAGMA user_version=999");
@@ -94,7 +119,7 @@ TEST_CASE("a database from a newer faultline is refused with a message naming th
 }
 
 TEST_CASE("analysing the same bundle again replaces its rows") {
-  const auto p = temp_db("replace");
+  const TempDb p("replace");
   auto db = store::Db::open(p);
   const int64_t b1 = load(*db, std::string(64, 'f'));
   db->mark_complete(b1);
@@ -119,8 +144,26 @@ TEST_CASE("analysing the same bundle again replaces its rows") {
               "name='idx_events_bundle_time'") == 1);
 }
 
+TEST_CASE("a database the run creates is loaded with a rollback journal, then left in WAL mode") {
+  // a new file has no reader and no page to journal: its load writes each page once (WAL would
+  // write it twice: the log, then the checkpoint)
+  const TempDb p("journal");
+  {
+    auto db = store::Db::open(p);
+    CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "delete");
+    const int64_t b = load(*db, std::string(64, 'a'));
+    db->mark_complete(b);
+    CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "wal");
+  }
+  // an existing database is opened in WAL mode (readers beside a writer: serve)
+  auto db = store::Db::open(p);
+  CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "wal");
+  CHECK(count(db->handle(), "SELECT count(*) FROM events") == 1);
+  CHECK(count(db->handle(), "SELECT count(*) FROM sqlite_master WHERE type='index'") >= 13);
+}
+
 TEST_CASE("an analysis that did not reach the end is not reported as complete") {
-  const auto p = temp_db("incomplete");
+  const TempDb p("incomplete");
   {
     auto db = store::Db::open(p);
     const int64_t b = load(*db, std::string(64, 'c'));
@@ -133,13 +176,14 @@ TEST_CASE("an analysis that did not reach the end is not reported as complete") 
     // the Db goes away without finish_load: its transaction is rolled back
   }
   auto db = store::Db::open(p);
+  CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "wal");
   CHECK(store::bundle_ids(db->handle(), false).empty());
   CHECK(store::bundle_ids(db->handle(), true).size() == 1);
   CHECK(count(db->handle(), "SELECT count(*) FROM bundles WHERE status='running'") == 1);
 }
 
 TEST_CASE("times are stored as printed, with the clock they were printed in") {
-  const auto p = temp_db("times");
+  const TempDb p("times");
   auto db = store::Db::open(p);
   const int64_t b = load(*db, std::string(64, 'd'));
   db->mark_complete(b);
@@ -152,16 +196,6 @@ TEST_CASE("times are stored as printed, with the clock they were printed in") {
 
 namespace {
 
-std::string text_of(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* s = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
-  std::string out;
-  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0) != nullptr)
-    out.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
-               static_cast<size_t>(sqlite3_column_bytes(s, 0)));
-  sqlite3_finalize(s);
-  return out;
-}
 
 constexpr const char* kEnvironPath = "npu_log_collect/proc/48213/environ";
 constexpr const char* kCutMarker = " [... cut by faultline: value above the 16 MiB bound]";
@@ -169,7 +203,7 @@ constexpr const char* kCutMarker = " [... cut by faultline: value above the 16 M
 }  // namespace
 
 TEST_CASE("a text value above SQLite's length limit is cut with a warning, not a failed load") {
-  const auto p = temp_db("cut");
+  const TempDb p("cut");
   auto db = store::Db::open(p);
   // What a huge environ or a giant multi-line event does against SQLite's 1 GB default, with the
   // limit lowered so that the test stays small. Before the cut, the bind failed, left NULL and
@@ -214,12 +248,10 @@ TEST_CASE("a text value above SQLite's length limit is cut with a warning, not a
   CHECK(count(db->handle(),
               "SELECT count(*) FROM warnings WHERE message LIKE "
               "'[store-cut] an event''s text of line 3: %'") == 1);
-  db.reset();
-  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
 }
 
 TEST_CASE("text values are bounded at 16 MiB whatever SQLite accepts") {
-  const auto p = temp_db("cut16");
+  const TempDb p("cut16");
   auto db = store::Db::open(p);
   const int64_t b = db->begin_bundle({"/data/node07.tar.zst", "node07.tar.zst", "{}"});
   store::MemberRow m;
@@ -242,6 +274,4 @@ TEST_CASE("text values are bounded at 16 MiB whatever SQLite accepts") {
         std::string(kCutMarker).substr(std::string(kCutMarker).size() - 20));
   CHECK(count(db->handle(), "SELECT count(*) FROM warnings WHERE message LIKE '[store-cut]%'") ==
         1);
-  db.reset();
-  for (const char* s : {"", "-wal", "-shm"}) fs::remove(p.string() + s);
 }

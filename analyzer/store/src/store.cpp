@@ -213,6 +213,12 @@ std::unique_ptr<Db> Db::open(const std::filesystem::path& path, Durability durab
   // SQLite for its memory statistics. (A no-op once SQLite is initialised: then it keeps counting.)
   static std::once_flag configured;
   std::call_once(configured, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+  // A file this run creates has no reader yet and no page worth journaling (SQLite's rollback
+  // journal only keeps pages the file had before the transaction): its bulk load writes each
+  // page once in rollback mode, where WAL writes it twice (the log, then the checkpoint). It is
+  // put in WAL mode once the load is committed (finish_load), like every other database.
+  std::error_code ec;
+  const bool fresh = durability == Durability::normal && !std::filesystem::exists(path, ec);
   sqlite3* raw = nullptr;
   // A connection is used by one thread at a time (the fleet database under the merge lock),
   // so it needs no mutex of its own.
@@ -246,7 +252,13 @@ std::unique_ptr<Db> Db::open(const std::filesystem::path& path, Durability durab
             "PRAGMA synchronous=OFF;");
         break;
       case Durability::normal:
-        db->exec("PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+        if (fresh) {
+          db->exec(
+              "PRAGMA foreign_keys=ON; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL;");
+          db->wal_after_load_ = true;
+        } else {
+          db->exec("PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+        }
         break;
     }
     int version = 0;
@@ -466,10 +478,11 @@ void Db::finish_load(int64_t bundle, std::string_view sha256, uint64_t size, uin
         .run();
   }
   commit();
-  exec("PRAGMA foreign_keys=ON");
-  // indexes first: the cascade below needs the child-side indexes to stay linear
-  exec(index_sql());
+  exec("PRAGMA foreign_keys=ON");  // a no-op inside a transaction
   begin();
+  // indexes first: the cascade below needs the child-side indexes to stay linear. In the same
+  // transaction as the replacement: one commit (and, in rollback mode, one fsync) for all.
+  exec(index_sql());
   {
     // the same bundle analysed before: its rows are replaced by this load. So are the rows of
     // an earlier run of the same path killed between the two commits of its finish_load (still
@@ -482,6 +495,10 @@ void Db::finish_load(int64_t bundle, std::string_view sha256, uint64_t size, uin
     upd.bind(1, sha256).bind(2, bundle).run();
   }
   commit();
+  if (wal_after_load_) {
+    wal_after_load_ = false;
+    exec("PRAGMA journal_mode=WAL");
+  }
 }
 
 void Db::mark_complete(int64_t bundle) {
