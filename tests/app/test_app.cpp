@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/sql.hpp"
+#include "common/temp_dir.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/parse/composite.hpp"
@@ -25,8 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_path(const std::string& name) {
-  const fs::path p =
-      fs::temp_directory_path() / ("faultline-app-" + std::to_string(::getpid()) + "-" + name);
+  const fs::path p = test::process_temp_root("faultline-app") / name;
   std::error_code ec;
   fs::remove_all(p, ec);
   for (const char* s : {"-wal", "-shm"}) fs::remove(p.string() + s, ec);

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "common/sql.hpp"
+#include "common/temp_dir.hpp"
 #include "faultline/app/app.hpp"
 
 using namespace faultline;
@@ -20,8 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_path(const std::string& name) {
-  const fs::path p =
-      fs::temp_directory_path() / ("faultline-fsenv-" + std::to_string(::getpid()) + "-" + name);
+  const fs::path p = test::process_temp_root("faultline-fsenv") / name;
   std::error_code ec;
   fs::remove_all(p, ec);
   for (const char* s : {"-wal", "-shm"}) fs::remove(p.string() + s, ec);

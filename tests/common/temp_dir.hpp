@@ -36,4 +36,11 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// One directory for the whole test program, removed when it exits: the place for the per-test
+// files of helpers that name them (`<root>/<name>`), so that no run leaves files in $TMPDIR.
+inline const std::filesystem::path& process_temp_root(std::string_view prefix) {
+  static const TempDir root(prefix);
+  return root.path();
+}
+
 }  // namespace faultline::test

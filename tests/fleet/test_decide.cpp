@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/temp_dir.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/store/store.hpp"
@@ -37,8 +38,7 @@ void write(const fs::path& p, const std::vector<std::string>& lines) {
 
 json run_fleet(const fs::path& dir) {
   app::Options o;
-  o.cache_dir =
-      fs::temp_directory_path() / ("faultline-decide-cache-" + std::to_string(::getpid()));
+  o.cache_dir = test::process_temp_root("faultline-decide") / "cache";
   const fs::path dbp = dir.string() + ".db";
   auto db = store::Db::open(dbp);
   auto out = app::fleet(*db, app::expand_fleet_inputs({dir}), o, 2);
@@ -54,8 +54,7 @@ json run_analyze_tarball(const fs::path& dir) {
                           "' '" + dir.filename().string() + "'";
   REQUIRE(std::system(cmd.c_str()) == 0);
   app::Options o;
-  o.cache_dir =
-      fs::temp_directory_path() / ("faultline-decide-cache-" + std::to_string(::getpid()));
+  o.cache_dir = test::process_temp_root("faultline-decide") / "cache";
   const fs::path dbp = dir.string() + ".tgz.db";
   json j;
   {

@@ -20,8 +20,8 @@ void remove_db(const fs::path& p) {
 struct TempDb {
   fs::path path;
   explicit TempDb(const char* name)
-      : path(fs::temp_directory_path() / (std::string("faultline-test-") + name + "-" +
-                                          std::to_string(::getpid()) + ".db")) {
+      : path(fs::temp_directory_path() /
+             (std::string("faultline-test-") + name + "-" + std::to_string(::getpid()) + ".db")) {
     remove_db(path);
   }
   ~TempDb() { remove_db(path); }
@@ -30,7 +30,6 @@ struct TempDb {
   operator const fs::path&() const { return path; }  // NOLINT: used as the path it names
   std::string string() const { return path.string(); }
 };
-
 
 int64_t count(sqlite3* db, const std::string& sql) {
   sqlite3_stmt* s = nullptr;
@@ -195,7 +194,6 @@ TEST_CASE("times are stored as printed, with the clock they were printed in") {
 }
 
 namespace {
-
 
 constexpr const char* kEnvironPath = "npu_log_collect/proc/48213/environ";
 constexpr const char* kCutMarker = " [... cut by faultline: value above the 16 MiB bound]";
