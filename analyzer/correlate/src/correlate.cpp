@@ -448,7 +448,7 @@ std::string fill_captures(const std::string& t, const nlohmann::json& caps) {
 // Later = a later time when both lines are timed, or a later line of the same member.
 constexpr int64_t kMaxClearRows = 100000;  // hits read per side; the rest are not cleared
 
-std::set<int64_t> cleared_events(sqlite3* db, int64_t bundle_id, const FaultDef& def,
+std::set<int64_t> cleared_events(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def,
                                  const std::string& host) {
   std::set<int64_t> out;
   if (def.cleared_by.empty()) return out;
@@ -458,10 +458,10 @@ std::set<int64_t> cleared_events(sqlite3* db, int64_t bundle_id, const FaultDef&
     std::string key;
   };
   auto read = [&](const std::string& sig, std::vector<H>& v) {
-    detail::Stmt st(db,
-                    "SELECT e.id, e.member_id, e.line, e.time_ns, h.captures FROM hits h JOIN "
-                    "events e ON e.id = h.event_id WHERE h.bundle_id = ? AND h.signature = ? AND "
-                    "e.host = ? LIMIT ?");
+    detail::Stmt& st = sql.get(
+        "SELECT e.id, e.member_id, e.line, e.time_ns, h.captures FROM hits h JOIN "
+        "events e ON e.id = h.event_id WHERE h.bundle_id = ? AND h.signature = ? AND "
+        "e.host = ? LIMIT ?");
     st.bind(1, bundle_id).bind(2, sig).bind(3, host).bind(4, kMaxClearRows);
     while (st.step()) {
       H h;
@@ -549,17 +549,17 @@ std::string code_key_sql(const std::vector<std::string>& names) {
 constexpr int64_t kMaxCodesPerHost = 32;  // distinct codes of one fault on one host (findings)
 
 // restart_cond: restart_condition() of the bundle's marks (lines of an earlier run are no evidence)
-void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Diagnosis* d,
-                  const std::string& restart_cond, std::vector<Draft>& out) {
+void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def,
+                  const Diagnosis* d, const std::string& restart_cond, std::vector<Draft>& out) {
   const std::string only = std::string(def.last      ? kNotAnyOther
                                        : def.generic ? kNotSpecific
                                                      : "") +
                            restart_cond;
   const std::string key = code_key_sql(code_keys(def));
-  detail::Stmt cnt(db, "SELECT e.host, " + key +
-                           " AS k, COUNT(*), MIN(e.id) FROM hits h JOIN events e ON e.id = "
-                           "h.event_id WHERE h.bundle_id = ? AND h.signature = ?" +
-                           only + " GROUP BY e.host, k ORDER BY e.host, MIN(e.id)");
+  detail::Stmt& cnt = sql.get("SELECT e.host, " + key +
+                              " AS k, COUNT(*), MIN(e.id) FROM hits h JOIN events e ON e.id = "
+                              "h.event_id WHERE h.bundle_id = ? AND h.signature = ?" +
+                              only + " GROUP BY e.host, k ORDER BY e.host, MIN(e.id)");
   cnt.bind(1, bundle_id).bind(2, def.signature);
   struct Group {
     std::string host, key;
@@ -614,23 +614,22 @@ void fault_drafts(sqlite3* db, int64_t bundle_id, const FaultDef& def, const Dia
     };
     auto cit = cleared_of.find(host);
     if (cit == cleared_of.end())
-      cit = cleared_of.emplace(host, cleared_events(db, bundle_id, def, host)).first;
+      cit = cleared_of.emplace(host, cleared_events(sql, bundle_id, def, host)).first;
     const std::set<int64_t>& cleared = cit->second;
     if (!cleared.empty()) {
-      detail::Stmt ids(
-          db, "SELECT e.id FROM hits h JOIN events e ON e.id = h.event_id" + where + " LIMIT ?5");
+      detail::Stmt& ids = sql.get("SELECT e.id FROM hits h JOIN events e ON e.id = h.event_id" +
+                                  where + " LIMIT ?5");
       bind(ids, kMaxClearRows);
       while (ids.step())
         if (cleared.count(ids.i64(0)) != 0) --n;
     }
     if (n <= 0) continue;
-    detail::Stmt st(db,
-                    "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
-                    "e.time_ns, e.time_quality, e.text, h.captures, e.id, e.device FROM hits h "
-                    "JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = "
-                    "e.member_id" +
-                        where +
-                        " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
+    detail::Stmt& st = sql.get(
+        "SELECT COALESCE(m.path, ''), COALESCE(m.kind, ''), e.member_id, e.line, "
+        "e.time_ns, e.time_quality, e.text, h.captures, e.id, e.device FROM hits h "
+        "JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = "
+        "e.member_id" +
+        where + " ORDER BY e.time_ns IS NULL, e.time_ns, m.path, e.line, e.id LIMIT ?5");
     bind(st, kFaultEvidence + static_cast<int64_t>(cleared.size()));
     Draft f;
     f.d = d;
@@ -867,16 +866,21 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
     st.bind(1, bundle_id);
     while (st.step()) hit_sigs.insert(st.str(0));
   }
-  for (const auto& def : faults) {
-    if (hit_sigs.count(def.signature) == 0) continue;
-    Diagnosis d;
-    d.id = "fault." + def.signature;
-    d.kind = "fault";
-    d.severity = diag_severity(def.severity);
-    d.title = def.title;
-    d.remediation = {def.suggestion};
-    fault_rules.push_back(std::move(d));
-    fault_drafts(db, bundle_id, def, &fault_rules.back(), restart_cond, fdrafts);
+  {
+    // its statements are finalised at the end of this block: none stays open on the tables
+    // written or dropped below
+    detail::StmtCache fault_sql(db);
+    for (const auto& def : faults) {
+      if (hit_sigs.count(def.signature) == 0) continue;
+      Diagnosis d;
+      d.id = "fault." + def.signature;
+      d.kind = "fault";
+      d.severity = diag_severity(def.severity);
+      d.title = def.title;
+      d.remediation = {def.suggestion};
+      fault_rules.push_back(std::move(d));
+      fault_drafts(fault_sql, bundle_id, def, &fault_rules.back(), restart_cond, fdrafts);
+    }
   }
   merge_kb_faults(db, bundle_id, fdrafts);
   {
