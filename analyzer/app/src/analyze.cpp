@@ -99,7 +99,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   auto section_cls = [&prepared, &cls, threaded]() -> const classify::Classifier& {
     if (!threaded) return cls;
     if (!prepared.section_cls)
-      prepared.section_cls = std::make_unique<classify::Classifier>(prepared.classify_rules);
+      prepared.section_cls = std::make_unique<classify::Classifier>(cls);  // shares the patterns
     return *prepared.section_cls;
   };
   pipeline::Options popts;

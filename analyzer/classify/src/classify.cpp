@@ -4,6 +4,7 @@
 #include <pcre2.h>
 #include <yaml-cpp/yaml.h>
 
+#include <memory>
 #include <new>
 #include <stdexcept>
 
@@ -14,51 +15,56 @@ namespace faultline::classify {
 namespace {
 
 // A compiled PCRE2 pattern with its own match data; matching is bounded by match/depth limits.
+// A copy shares the compiled (and JIT-compiled) code, which PCRE2 allows several threads to
+// match with at once, and gets match data of its own, which it does not.
 class Regex {
  public:
   Regex(const std::string& pattern, const std::string& where) {
     int err = 0;
     PCRE2_SIZE off = 0;
-    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                          PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, nullptr);
-    if (code_ == nullptr) {
+    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                                     PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &off, nullptr);
+    if (code == nullptr) {
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(err, msg, sizeof msg);
       throw std::runtime_error(where + ": bad pattern '" + pattern + "' at offset " +
                                std::to_string(off) + ": " + reinterpret_cast<const char*>(msg));
     }
-    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);
-    md_ = pcre2_match_data_create_from_pattern(code_, nullptr);
+    code_.reset(code, pcre2_code_free);
+    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    make_match_state();
+  }
+  Regex(const Regex& o) : code_(o.code_) { make_match_state(); }
+  Regex& operator=(const Regex&) = delete;
+  Regex(Regex&& o) noexcept : code_(std::move(o.code_)), md_(o.md_), ctx_(o.ctx_) {
+    o.md_ = nullptr;
+    o.ctx_ = nullptr;
+  }
+  ~Regex() { free_match_state(); }
+  bool search(std::string_view s) const {
+    const int rc =
+        pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md_, ctx_);
+    return rc >= 0;
+  }
+
+ private:
+  void make_match_state() {
+    md_ = pcre2_match_data_create_from_pattern(code_.get(), nullptr);
     ctx_ = pcre2_match_context_create(nullptr);
     if (!md_ || !ctx_) {  // out of memory (e.g. under ulimit -v): not a null dereference below
-      if (md_) pcre2_match_data_free(md_);
-      if (ctx_) pcre2_match_context_free(ctx_);
-      pcre2_code_free(code_);
+      free_match_state();
       throw std::bad_alloc();
     }
     pcre2_set_match_limit(ctx_, 100000);
     pcre2_set_depth_limit(ctx_, 1000);
   }
-  Regex(const Regex&) = delete;
-  Regex& operator=(const Regex&) = delete;
-  Regex(Regex&& o) noexcept : code_(o.code_), md_(o.md_), ctx_(o.ctx_) {
-    o.code_ = nullptr;
-    o.md_ = nullptr;
-    o.ctx_ = nullptr;
-  }
-  ~Regex() {
+  void free_match_state() {
     if (md_) pcre2_match_data_free(md_);
     if (ctx_) pcre2_match_context_free(ctx_);
-    if (code_) pcre2_code_free(code_);
+    md_ = nullptr;
+    ctx_ = nullptr;
   }
-  bool search(std::string_view s) const {
-    const int rc =
-        pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md_, ctx_);
-    return rc >= 0;
-  }
-
- private:
-  pcre2_code* code_ = nullptr;
+  std::shared_ptr<pcre2_code> code_;
   pcre2_match_data* md_ = nullptr;
   pcre2_match_context* ctx_ = nullptr;
 };
@@ -163,6 +169,8 @@ Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
     }
   }
 }
+
+Classifier::Classifier(const Classifier& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
 
 Classifier::~Classifier() = default;
 

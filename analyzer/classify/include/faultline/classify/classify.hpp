@@ -21,8 +21,10 @@ class Classifier {
   // Builds the classifier from the classify/*.yaml rule files. Throws std::runtime_error naming
   // the file and rule on a bad table.
   explicit Classifier(const std::vector<RuleFile>& classify_rules);
+  // A copy shares the compiled patterns and has match state of its own: the copy for another
+  // thread (a Classifier is used by one thread at a time), without compiling the table again.
+  Classifier(const Classifier& other);
   ~Classifier();
-  Classifier(const Classifier&) = delete;
   Classifier& operator=(const Classifier&) = delete;
 
   // path: member path inside the bundle; head: its first bytes (up to 64 KiB).
