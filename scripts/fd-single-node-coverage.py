@@ -203,6 +203,10 @@ def built_line(code, entry):
         return None
     text = " ".join(subs)
     src = entry.get("source_file", "")
+    # "CANN_Plog | OS": a code read from either source is built in the first one's shape (the
+    # component sources keep their joint names: "NodeDLog | BMCLogDumpLog", "DL_DevicePlugin | ...")
+    if src.startswith("CANN_Plog |"):
+        src = "CANN_Plog"
     if src == "MindIE":
         return ("mindie/log/debug/mindie-ms_11_202411061400.log",
                 ["[2024-11-05 12:00:00.123456] [11] [1] [MS] [1] [ERROR] : " + text])
