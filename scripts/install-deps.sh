@@ -9,7 +9,7 @@ case "$arch" in
   *) hs=libvectorscan-dev ;;   # API-compatible fork for arm64 (Ascend hosts are often aarch64)
 esac
 
-pkgs="build-essential cmake ninja-build pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
+pkgs="build-essential cmake ninja-build ccache pkg-config $hs libzstd-dev libarchive-dev libsqlite3-dev libcli11-dev
 catch2 libyaml-cpp-dev libpcre2-dev nlohmann-json3-dev libssl-dev zstd xz-utils gzip tar zip libarchive-tools
 python3 sqlite3 libcpp-httplib-dev python3-jsonschema"
 # python3-jsonschema: tests/report/schema_test.py validates the json reports against schema/*.json
