@@ -11,7 +11,7 @@
 namespace faultline::correlate::detail {
 
 std::optional<Evaluator::When> Evaluator::fact_time(const FactRow& f) {
-  if (f.name == "host.boot_time") {
+  if (f.name == "host.boot_time" || f.name == "driver.load_time") {  // epoch seconds, UTC
     if (auto v = text::to_int<int64_t>(text::trim(f.value)))
       return When{*v * 1'000'000'000, false, "exact"};
   }
@@ -33,7 +33,9 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
     bool assumed = false;
     size_t ev = 0;
     Binding b;
-    int rank = 2;  // facts: 0 /proc/stat, 1 uptime, 2 other sources (latest: the one cited)
+    int rank = 2;        // facts: 0 /proc/stat, 1 uptime, 2 other sources (latest: the one cited)
+    bool other = false;  // a fact of a later-listed name (a driver reload beside the boots):
+                         // newer than the boots by design, no disagreement among sources
   };
   auto items = [&](const TimeRef& r) {
     std::vector<Item> v;
@@ -49,14 +51,23 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
       }
     } else if (r.kind == TimeRef::Kind::fact) {
       std::vector<std::string> stars;
-      const auto rows = facts_named(subst(r.names.front(), env), false, &stars);
+      std::vector<const FactRow*> rows;
+      size_t first_name_rows = 0;
+      for (const auto& name : r.names) {  // every listed fact: the latest of several sources
+        std::vector<std::string> st;
+        auto rs = facts_named(subst(name, env), false, &st);
+        rows.insert(rows.end(), rs.begin(), rs.end());
+        stars.insert(stars.end(), st.begin(), st.end());
+        if (&name == &r.names.front()) first_name_rows = rows.size();
+      }
       for (size_t i = 0; i < rows.size(); ++i) {
         if (!pred_ok(r.where, *rows[i], env)) continue;
         auto w = fact_time(*rows[i]);
         if (!w) continue;
         v.push_back({w->ns, w->local, w->quality == "assumed_utc", ev_fact(*rows[i]),
                      bind_fact(*rows[i], stars[i]),
-                     rows[i]->kind == "proc_stat" ? 0 : (rows[i]->kind == "uptime" ? 1 : 2)});
+                     rows[i]->kind == "proc_stat" ? 0 : (rows[i]->kind == "uptime" ? 1 : 2),
+                     i >= first_name_rows});
       }
     } else {
       auto it = env.vars.find(r.names.front());
@@ -74,7 +85,47 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
     return v;
   };
   auto a = items(n.first);
-  const auto b = items(n.then);
+  auto b = items(n.then);
+  // Counter-evidence of "after the latest": a source of `first` (a boot) at or after an item of
+  // `then` (an install) in the same clock, or in clocks a stated zone pins, orders them for
+  // certain, whatever the other sources say; such an item is not after the latest. Times of
+  // different clocks whose zone is not pinned (a UTC driver-load line, a host-local install log,
+  // the zone assumed) are never used to overrule it.
+  if (n.first.latest && !a.empty()) {
+    const auto gap0 = static_cast<int64_t>(n.min_gap_s * 1e9);
+    // host-local: a host-local fact, or a hit resolved with an assumed zone (its UTC is the local
+    // wall read as UTC)
+    auto local_clock = [](const Item& x) { return x.local || x.assumed; };
+    auto pinned = [&](const Item& x, const Item& y) {
+      return local_clock(x) == local_clock(y) || host_.local_offset_ns.has_value();
+    };
+    auto utc_of = [&](const Item& x) {
+      return x.local ? x.ns + host_.local_offset_ns.value_or(0) : x.ns;
+    };
+    std::vector<Item> kept;
+    for (auto& y : b) {
+      const Item* later = nullptr;
+      for (const auto& x : a)
+        if (pinned(x, y) && utc_of(y) - utc_of(x) <= gap0) later = &x;
+      if (later == nullptr) {
+        kept.push_back(std::move(y));
+        continue;
+      }
+      auto fm = later->b.fields.find("member");
+      auto fl = later->b.fields.find("line");
+      auto ym = y.b.fields.find("member");
+      auto yl = y.b.fields.find("line");
+      std::string note = "counter-evidence: " + n.first.names.front() + " at " +
+                         format_utc(later->ns) + (later->local ? " (host-local)" : "") + " (" +
+                         (fm != later->b.fields.end() ? fm->second : "") +
+                         (fl != later->b.fields.end() ? ":" + fl->second : "") +
+                         ") is not before " + format_utc(y.ns) + (y.local ? " (host-local)" : "") +
+                         " (" + (ym != y.b.fields.end() ? ym->second : "") +
+                         (yl != y.b.fields.end() ? ":" + yl->second : "") + ") in the same clock";
+      if (notes.size() < 16) notes.push_back(std::move(note));
+    }
+    b = std::move(kept);
+  }
   bool disagree = false;  // latest: sources named different boots; the order counts less
   if (n.first.latest && a.size() > 1) {
     // compare in UTC: host-local items moved by the host's offset (0 when assumed)
@@ -96,7 +147,7 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
     newest = pick;
     std::vector<std::string> older;
     for (size_t i = 0; i < a.size(); ++i) {
-      if (last - utc(a[i]) <= kSame) continue;
+      if (last - utc(a[i]) <= kSame || a[i].other) continue;
       auto m = a[i].b.fields.find("member");
       auto l = a[i].b.fields.find("line");
       older.push_back(format_utc(utc(a[i])) + " (" + (m != a[i].b.fields.end() ? m->second : "") +
