@@ -165,8 +165,12 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
   // as symptoms: the one that broke first in a job, while the others report its loss) fails
   // first at its earliest fault line
   std::map<std::string, size_t> first_fault;
+  std::set<std::pair<int64_t, int64_t>> cause_lines;  // a cause's line keeps its role
+  for (const auto& r : rows)
+    if (r.role == "cause") cause_lines.insert({r.member_id, r.line});
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].role != "fault" || first.count(rows[i].host) != 0) continue;
+    if (cause_lines.count({rows[i].member_id, rows[i].line}) != 0) continue;
     auto it = first_fault.find(rows[i].host);
     if (it == first_fault.end() || earlier(rows[i], rows[it->second]))
       first_fault[rows[i].host] = i;
