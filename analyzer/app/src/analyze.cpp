@@ -150,6 +150,9 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   t_store.stop();
 
   SpanTimer t_corr(stats.correlate);
+  // a job's nodes without time sync: into the synced nodes' clock before anything is ordered
+  if (opts.job_fleet && correlate::job_bundle(db.handle(), bundle_id))
+    correlate::align_unsynced_clocks(db.handle(), bundle_id);
   out.summary = correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files(),
                                prepared.rules.fault_defs(), prepared.rules.restart_defs());
   {

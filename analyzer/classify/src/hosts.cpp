@@ -73,6 +73,11 @@ bool looks_like_node(std::string_view c) {
   return false;
 }
 
+bool has_letter(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
+
 bool month_ok(std::string_view s) {
   static constexpr std::array<std::string_view, 12> kMonths = {
       "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -80,6 +85,34 @@ bool month_ok(std::string_view s) {
 }
 
 }  // namespace
+
+std::string name_shape(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] >= '0' && name[i] <= '9') {
+      if (out.empty() || out.back() != '#') out.push_back('#');
+    } else {
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(name[i]))));
+    }
+  }
+  return out;
+}
+
+bool maybe_node_folder(std::string_view c) {
+  if (!valid_hostname(c) || looks_like_node(c) || is_collector_dir(c)) return false;
+  if (!has_letter(c) ||
+      !std::any_of(c.begin(), c.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return false;
+  const std::string l = text::to_lower(c);
+  if (l[0] >= '0' && l[0] <= '9') return false;  // 8.0.RC3, 2025-03-05, 20251118_log
+  // collector-internal and file-system folders with a number
+  static constexpr std::array<std::string_view, 14> kInternal = {
+      "device", "dev-os", "dev_os", "dev-app", "lib", "x86", "aarch",
+      "arm",    "python", "plog",   "slog",    "log", "run", "bak"};
+  for (auto p : kInternal)
+    if (l.substr(0, p.size()) == p) return false;
+  return l.find('.') == std::string::npos;  // a dotted name with letters is a version or file
+}
 
 HostHint host_from_path(std::string_view path) {
   HostHint h;
@@ -103,6 +136,18 @@ HostHint host_from_path(std::string_view path) {
       h.host = std::string(archive);
       h.strength = looks_like_node(archive) ? 70 : 40;
       h.source = "archive";
+    }
+    // an archive of no node name (`bundle.tar.gz`, `asys_output_<ts>.tar.gz`) in a per-node
+    // folder (`job/a2-n03/bundle.tar.gz`): the folder names the node
+    if (h.strength < 70 && start > 0) {
+      const std::string_view outer = std::string_view(h.root).substr(0, start - 1);
+      const size_t s2 = outer.find_last_of("/!");
+      const std::string_view folder = s2 == std::string_view::npos ? outer : outer.substr(s2 + 1);
+      if (looks_like_node(folder) || maybe_node_folder(folder)) {
+        h.host = std::string(folder);
+        h.strength = 60;
+        h.source = "folder";
+      }
     }
   }
   // folders inside the innermost archive (or the directory bundle)
@@ -130,7 +175,20 @@ HostHint host_from_path(std::string_view path) {
       h.host = std::string(c);
       h.strength = 60;
       h.source = "folder";
+      h.parent_root.clear();
       // keep looking: a faultline_<host>_<ts> folder inside is stronger
+      prefix = h.root + "/";
+      continue;
+    }
+    // a folder that may name a node (`cl4-a2-n07`): a candidate root, kept apart until the
+    // pipeline knows its siblings (a deeper candidate's parent may itself be one: a ticket
+    // folder `t4711/` holding `n01/ n02/`); a node-named folder inside it still wins
+    if (i <= 2 && !node_folder && maybe_node_folder(c)) {
+      h.parent_root = h.root;
+      h.root = prefix + std::string(c);
+      h.host = std::string(c);
+      h.strength = 55;
+      h.source = "folder-candidate";
       prefix = h.root + "/";
       continue;
     }

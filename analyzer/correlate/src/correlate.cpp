@@ -28,6 +28,32 @@ namespace {
 using detail::Diagnosis;
 using detail::Evidence;
 
+// The labels of a diagnosis's key premises the host does not state ("" when all are known). A
+// value that names no version (`?`, `unknown`, `-`, `N/A`) is no value.
+std::string unknown_premises(const Diagnosis& d, const detail::HostData& host) {
+  std::string out;
+  for (const auto& p : d.premises) {
+    bool known = false;
+    std::string names;
+    for (const auto& name : p.facts) {
+      names += (names.empty() ? "" : ", ") + name;
+      auto it = host.facts.find(name);
+      if (it == host.facts.end()) continue;
+      for (const auto* f : it->second) {
+        std::string v = f->value;
+        v.erase(std::remove_if(v.begin(), v.end(), [](unsigned char c) { return std::isspace(c); }),
+                v.end());
+        std::transform(v.begin(), v.end(), v.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!v.empty() && v != "?" && v != "unknown" && v != "-" && v != "n/a" && v != "na")
+          known = true;
+      }
+    }
+    if (!known) out += (out.empty() ? "" : "; ") + p.label + " (" + names + ")";
+  }
+  return out;
+}
+
 struct FaultMeta {
   const FaultDef* def = nullptr;
   std::string code;
@@ -135,6 +161,21 @@ std::vector<TRow> build_timeline(sqlite3* db, int64_t bundle_id, const std::vect
     auto it = first.find(rows[i].host);
     if (it == first.end() || earlier(rows[i], rows[it->second])) first[rows[i].host] = i;
   }
+  // a host with no symptom line but fault events (a node whose own errors no diagnosis reads
+  // as symptoms: the one that broke first in a job, while the others report its loss) fails
+  // first at its earliest fault line
+  std::map<std::string, size_t> first_fault;
+  std::set<std::pair<int64_t, int64_t>> cause_lines;  // a cause's line keeps its role
+  for (const auto& r : rows)
+    if (r.role == "cause") cause_lines.insert({r.member_id, r.line});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].role != "fault" || first.count(rows[i].host) != 0) continue;
+    if (cause_lines.count({rows[i].member_id, rows[i].line}) != 0) continue;
+    auto it = first_fault.find(rows[i].host);
+    if (it == first_fault.end() || earlier(rows[i], rows[it->second]))
+      first_fault[rows[i].host] = i;
+  }
+  first.insert(first_fault.begin(), first_fault.end());
   for (const auto& [host, idx] : first) rows[idx].role = "first_failure";
   // One row per line: when a line is evidence of several findings (an `Unknown symbol` line is
   // both a symptom and proof of its cause), keep first_failure, else cause, else observation.
@@ -745,6 +786,7 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
   detail::LineSource lines(db);
 
   std::vector<Draft> drafts;
+  std::vector<std::string> not_concluded;  // key premise unknown: a warning, not a finding
   for (const auto& host : data->hosts) {
     detail::Evaluator ev(book, host, lines);
     std::set<std::string> observed;
@@ -753,6 +795,12 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
         if (d.kind != pass) continue;
         const detail::Outcome o = ev.run(d);
         if (!o.fired) continue;
+        if (const std::string gap = unknown_premises(d, host); !gap.empty()) {
+          not_concluded.push_back(host.name + ": " + d.id + " (" + d.title +
+                                  ") not concluded: its conditions hold, but " + gap +
+                                  " was looked for and not found");
+          continue;
+        }
         Draft f;
         f.d = &d;
         f.host = host.name;
@@ -797,6 +845,21 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
   }
 
   // Rank root causes, then attach symptoms.
+  {
+    // "looked for, not found": with the bundle's warnings, as the correlator's own rows (replaced
+    // on each run)
+    detail::Stmt del(db,
+                     "DELETE FROM warnings WHERE bundle_id = ? AND member = '' AND message LIKE "
+                     "'[not concluded]%'");
+    del.bind(1, bundle_id);
+    del.step();
+    detail::Stmt w(db, "INSERT INTO warnings(bundle_id, member, message) VALUES(?, '', ?)");
+    for (const auto& m : not_concluded) {
+      w.reset();
+      w.bind(1, bundle_id).bind(2, std::string_view("[not concluded] " + m));
+      w.step();
+    }
+  }
   std::vector<Draft> causes, symptoms;
   for (auto& f : drafts) (f.d->kind == "root_cause" ? causes : symptoms).push_back(std::move(f));
   std::stable_sort(causes.begin(), causes.end(), better_cause);

@@ -457,7 +457,7 @@ void parse_diagnosis(const RuleFile& f, const YAML::Node& root, RuleBook& book) 
   d.id = c.id;
   check_keys(c, root,
              {"id", "kind", "severity", "title", "summary", "remediation", "explains", "conditions",
-              "supporting", "specificity", "min_confidence", "references", "notes"},
+              "supporting", "specificity", "min_confidence", "references", "notes", "requires"},
              "diagnosis");
   if (!valid_id(d.id)) c.err(line_of(root), "id must be <family>.<name> in [a-z0-9_.]");
   if (stem_of(f.path) != d.id)
@@ -487,6 +487,17 @@ void parse_diagnosis(const RuleFile& f, const YAML::Node& root, RuleBook& book) 
     c.err(line_of(root), "conditions are required");
   } else {
     d.conditions = parse_node(c, root["conditions"]);
+  }
+  if (const YAML::Node rq = root["requires"]; rq) {
+    if (!rq.IsSequence()) c.err(line_of(rq), "requires: expected a list of {fact, label}");
+    for (const auto& e : rq) {
+      if (!e.IsMap() || !e["fact"] || !e["label"]) {
+        c.err(line_of(e), "requires: each entry needs fact and label");
+        continue;
+      }
+      check_keys(c, e, {"fact", "label"}, "requires");
+      d.premises.push_back({strings(c, e["fact"], "requires.fact"), scalar(e["label"])});
+    }
   }
   if (root["supporting"]) {
     d.supporting = parse_list(c, root["supporting"], "supporting");

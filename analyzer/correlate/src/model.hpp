@@ -102,6 +102,13 @@ struct Diagnosis {
   double min_confidence = 0.0;
   Node conditions;
   std::vector<Node> supporting;
+  // key premises (`requires:`): facts without which the verdict is not concluded, however well
+  // the conditions match; the report then says what was looked for and not found
+  struct Premise {
+    std::vector<std::string> facts;  // any of them known is enough
+    std::string label;
+  };
+  std::vector<Premise> premises;
 };
 
 struct CompatTable {

@@ -97,11 +97,54 @@ struct EventTimes {
   }
 };
 
+// The boot as the host's own clock states it: syslog / journal kernel lines print the wall time
+// and the kernel's uptime (`May  8 02:28:01 host kernel: [23645.213796] ...`), wall - uptime is
+// the boot. Lines of older boots (a rotated `messages.1`) give older values: the newest boot is
+// the run of values, counted from the newest, whose neighbours lie within an hour; its median
+// line is cited (docs/clock.md "Boot time"). Stated as host.boot_time_local, so that a rule
+// compares it with other host-local times without any zone.
+void state_local_boot(store::Db& db, int64_t bundle, const std::string& host,
+                      const std::vector<std::string>& host_roots,
+                      std::map<std::string, RootInfo>& roots, std::optional<int64_t> reference) {
+  struct Boot {
+    int64_t ns;
+    int64_t member;
+    uint32_t line;
+  };
+  std::vector<Boot> v;
+  for (const auto& root : host_roots)
+    for (const Anchor& an : roots[root].anchors) {
+      if (an.t.clock != Clock::host_local || !an.t.has_uptime() || an.member_id <= 0) continue;
+      if (an.t.year != 0 && an.t.year < 2000) continue;
+      int year = an.t.year;
+      if (year == 0) {
+        if (!reference) continue;
+        year = clock::infer_year(an.t, *reference);
+      }
+      v.push_back(Boot{clock::naive_ns(an.t, year) - an.t.uptime_ns, an.member_id, an.line});
+    }
+  if (v.size() < 2) return;
+  std::sort(v.begin(), v.end(), [](const Boot& a, const Boot& b) { return a.ns < b.ns; });
+  constexpr int64_t kHour = 3600LL * 1'000'000'000;
+  size_t start = v.size() - 1;
+  while (start > 0 && v[start].ns - v[start - 1].ns <= kHour) --start;
+  const size_t n = v.size() - start;
+  if (n < 2) return;  // one line is no boot: a stray or mis-stamped line
+  const Boot& m = v[start + n / 2];
+  const Civil c = ns_to_civil(m.ns);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d", c.year, c.month, c.day, c.hour,
+                c.minute, c.second);
+  db.add_fact(bundle, host, Fact{"host.boot_time_local", buf, m.line}, m.member);
+}
+
 }  // namespace
 
 void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::string, RootInfo>& roots,
                               const std::string& bundle_name) {
   sqlite3* h = db.handle();
+  // which folder-candidate roots are hosts; the others are merged into their parent root
+  const std::map<std::string, std::string> merged = split_hosts(roots);
   // host names. Roots that name no host (extra folders next to one node's collection, e.g.
   // case/ beside faultline_<host>_<ts>/) belong to that node when the bundle names exactly one.
   std::map<std::string, std::string> names;
@@ -112,7 +155,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
   std::map<std::string, std::string> source_of;
   for (auto& [root, info] : roots) {
     std::string name = info.best.host;
-    std::string source = info.best.source;
+    std::string source = info.best.source == "folder-candidate" ? "folder" : info.best.source;
     if (name.empty() && !only_host.empty()) {
       name = only_host;
       source = "joined";
@@ -134,6 +177,8 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     names[root] = name;  // several roots may share a host (one node's collection split in parts)
     if (!source_of.count(name) || source != "joined") source_of[name] = source;
   }
+  for (const auto& [root, into] : merged)
+    if (const auto it = names.find(into); it != names.end()) names[root] = it->second;
   for (const auto& [name, source] : source_of) db.add_host(bundle, name, source);
   const bool own_tx = sqlite3_get_autocommit(h) != 0;  // else: inside the bulk load's transaction
   if (own_tx) db.begin();
@@ -227,6 +272,11 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
       same.match(in);
     }
     const clock::ClockModel model = clock::fit(in);
+    state_local_boot(db, bundle, name, host_roots, roots, in.reference_ns);
+    derive_driver_at_load(db, bundle, name,
+                          model.host_local_method == "assumed"
+                              ? std::nullopt
+                              : std::optional<int64_t>(model.host_local_offset_ns));
 
     sqlite3_stmt* ins = nullptr;
     sqlite3_prepare_v2(

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "faultline/store/store.hpp"
@@ -13,6 +14,14 @@ namespace faultline::pipeline {
 // order): install.installed.<package> for every package installed now, and
 // driver.version.installed / firmware.version.installed / cann.version.installed when no
 // version file or package list of the host states that name. Each cites the install line.
+// Also the boot from `uptime` or /proc/uptime and the collection time (host.boot_time_local).
 void derive_host_facts(store::Db& db, int64_t bundle, const std::string& host);
+
+// driver.version.at_load: the driver version installed when the modules were last loaded (the
+// latest of the boots and driver loads the host states), by replaying the install history up to
+// that time. UTC boot times count only with a pinned zone (local_offset_ns: add to a host-local
+// time to get UTC; nullopt when the zone is assumed). Nothing when no load time orders.
+void derive_driver_at_load(store::Db& db, int64_t bundle, const std::string& host,
+                           std::optional<int64_t> local_offset_ns);
 
 }  // namespace faultline::pipeline

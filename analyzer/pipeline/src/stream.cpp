@@ -169,7 +169,7 @@ class Stream::Sink final : public parse::Sink {
     root.same.add(e);
     if (root.anchors.size() >= kMaxAnchorsPerRoot) return;
     auto ep = clock::epoch_payload_ns(e.message);
-    if (e.time.has_uptime() || ep) root.anchors.push_back(Anchor{e.time, ep});
+    if (e.time.has_uptime() || ep) root.anchors.push_back(Anchor{e.time, ep, member_, e.line});
   }
 
   // the member's root in p_.roots_, looked up once (std::map nodes do not move)
@@ -272,6 +272,10 @@ void Stream::member(const ingest::MemberInfo& info, ingest::MemberReader& reader
       [this, m, path_hint] {
         auto& root = roots_[path_hint.root];
         if (path_hint.strength > root.best.strength) root.best = path_hint;
+        if (path_hint.source == "folder-candidate") {
+          root.candidate = true;
+          root.parent_root = path_hint.parent_root;
+        }
         ScopeTimer t(stats_.rows_s);
         m->id = db_.add_member(bundle_, m->row);
       },
@@ -300,6 +304,7 @@ void Stream::member(const ingest::MemberInfo& info, ingest::MemberReader& reader
             m->row.kind_reason = c.reason;
             auto& root = roots_[m->root];
             if (hint.strength > root.best.strength) root.best = hint;
+            if (host_level_kind(c.kind)) root.host_level = true;
             if (m->row.kind == "composite")
               m->parser =
                   std::make_unique<parse::CompositeParser>(section_cls_(), path, &env_pairs_);

@@ -111,6 +111,17 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
     fh.offset_applied = std::llabs(*fh.offset_ns) >= kOffsetApplyNs;
     if (fh.offset_applied) c.off[fh.host] = *fh.offset_ns;
   }
+  // hosts whose clocks the bundle's own correlation already aligned (align.cpp): their offsets
+  // above are measured after it
+  for (int64_t b : c.bundles) {
+    Stmt st(c.db,
+            "SELECT host, detail FROM clocks WHERE bundle_id = ? AND clock = 'shared_events' ORDER "
+            "BY host");
+    st.bind(1, b);
+    while (st.step())
+      c.notes.push_back(st.str(0) + ": clock aligned before correlation, " + st.str(1) +
+                        " (offsets above are measured after it)");
+  }
   const bool hccl =
       !c.of("hccl.comm_init_entry").empty() || !c.of("hccl.notify_wait_timeout").empty() ||
       !c.of("hccl.heartbeat_abnormal").empty() || !c.of("hccl.heartbeat_crimer").empty();

@@ -96,6 +96,8 @@ class HostKernelParser final : public Parser {
   // line's own time (UTC, a few seconds to a minute after the kernel started). An Insmod without
   // a gap before it, or by modprobe/insmod, is a driver reload, not a boot.
   void finish(Sink& sink) override {
+    if (load_ns_ > 0)
+      sink.fact(Fact{"driver.load_time", std::to_string(load_ns_ / 1'000'000'000), load_lineno_});
     if (boot_ns_ == kNoTime) return;
     const int64_t secs = boot_ns_ >= 0 ? boot_ns_ / 1'000'000'000 : -1;
     if (secs > 0) sink.fact(Fact{"host.boot_time", std::to_string(secs), boot_lineno_});
@@ -112,6 +114,12 @@ class HostKernelParser final : public Parser {
       run_booted_ = false;
     }
     prev_ns_ = ns;
+    // driver.load_time: the newest load of the host driver, by whatever loader (a boot, or a
+    // modprobe/insmod after an install): the modules running are at least that new
+    if (contains(msg, "Insmod host driver") && (load_ns_ == kNoTime || ns >= load_ns_)) {
+      load_ns_ = ns;
+      load_lineno_ = ctx.line;
+    }
     if (run_booted_ || ns - run_start_ns_ > kWindow || !contains(msg, "Insmod host driver")) return;
     // loaded by udev at boot (`<systemd-udevd:694:694>`), or a small uptime on the line; a
     // `modprobe`/`insmod` by hand or by the installer is a reload
@@ -127,9 +135,9 @@ class HostKernelParser final : public Parser {
 
   int32_t path_device_;
   Continuation cont_;
-  int64_t prev_ns_ = kNoTime, run_start_ns_ = kNoTime, boot_ns_ = kNoTime;
+  int64_t prev_ns_ = kNoTime, run_start_ns_ = kNoTime, boot_ns_ = kNoTime, load_ns_ = kNoTime;
   bool run_booted_ = false;
-  uint32_t boot_lineno_ = 0;
+  uint32_t boot_lineno_ = 0, load_lineno_ = 0;
 };
 
 // ---------------------------------------------------------------- dmesg / dmesg -T

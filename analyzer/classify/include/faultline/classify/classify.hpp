@@ -45,8 +45,22 @@ struct HostHint {
   std::string root;    // path prefix identifying the node's subtree ("" = the whole bundle)
   std::string host;    // host name candidate ("" when the path names none)
   int strength = 0;    // higher wins
-  std::string source;  // manifest, uname, hostname, syslog, collector-dir, archive, folder
+  std::string source;  // manifest, uname, hostname, syslog, collector-dir, archive, folder,
+                       // folder-candidate
+  // source "folder-candidate": a folder whose name may name a node (`cl4-a2-n07`, `a2-n01`,
+  // `n12`) but matches no node prefix. It is a host only when its siblings confirm it (the
+  // pipeline's host split, docs/bundles.md "Hosts"); else its members belong to parent_root.
+  std::string parent_root;
 };
+
+// The shape of a node-like name: every run of digits replaced by '#' (`cl4-a2-n07` ->
+// `cl#-a#-n#`). Sibling folders of one shape are one layout's per-node folders.
+std::string name_shape(std::string_view name);
+
+// A folder name that may name a node but matches no node prefix: a valid host name with a letter
+// and a digit, not a collector-internal folder (device-N, dev-os-N, a version like 8.0.RC3, an
+// architecture or library folder).
+bool maybe_node_folder(std::string_view name);
 
 // The host root of a member path and the host name the path itself suggests, e.g.
 //   "fleet/node07.tar.gz!/var/log/syslog"          -> root "fleet/node07.tar.gz", host "node07"

@@ -113,6 +113,14 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
 // one-node multi-rank job). `analyze` runs the fleet correlation over such a bundle.
 bool job_bundle(sqlite3* db, int64_t bundle_id);
 
+// A job in one bundle whose nodes do not all sync their clocks (docs/clock.md "Hosts without time
+// sync"): the offset of each host that states no time sync (timedatectl `System clock
+// synchronized: no`, NTP service inactive), measured on the events every node logged (the fleet
+// clock offsets), is taken out of its host clocks' events before the bundle is correlated, so
+// that its findings, first failure and timeline are in the clock of the synced nodes. A `clocks`
+// row (clock `shared_events`) records it. Returns one note per aligned host.
+std::vector<std::string> align_unsynced_clocks(sqlite3* db, int64_t bundle_id);
+
 // analyze_fleet + store_fleet (what `faultline fleet` runs after merging).
 FleetResult run_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids,
                       const std::vector<int64_t>& failed_ids);
