@@ -597,13 +597,22 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
       o << "- In the reference clock (" << md_text(f.reference) << "): " << fmt_time(ff.fleet_ns)
         << "\n";
     o << "\n### Evidence\n\n";
+    // lines of the same role, signature and message template (broadcasts of every host) are
+    // one entry with the number of hosts (shared.hpp; every line is in the json report)
+    std::map<std::string, std::set<std::string>> same;
+    for (const auto& l : ff.evidence)
+      same[l.role + '\x01' + l.signature + '\x01' + mask_line(l.text)].insert(l.host);
+    std::set<std::string> done;
     for (const auto& l : ff.evidence) {
+      const std::string key = l.role + '\x01' + l.signature + '\x01' + mask_line(l.text);
+      if (!done.insert(key).second) continue;
       o << "- " << l.role << " · " << code(md_cell(l.host, 200, Esc::none)) << " · "
         << code(loc(l.file, l.line));
       if (l.time_ns) o << " · " << fmt_time_q(l.time_ns, l.quality);
       if (!l.signature.empty()) o << " · " << code(l.signature);
+      if (same[key].size() > 1) o << " · the same on " << same[key].size() - 1 << " more hosts";
       o << "\n\n";
-      md_block(o, l.text);
+      md_block(o, cut_line(l.text, 300));  // the whole line: json
       o << "\n";
     }
   }

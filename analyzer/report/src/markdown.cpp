@@ -151,9 +151,12 @@ struct Folded {
          timeline_left = 0;
 };
 
-constexpr size_t kEntriesShown = 5;   // folded evidence entries per finding
+constexpr size_t kEntriesShown = 5;   // folded evidence entries of a root cause
+constexpr size_t kEntriesOther = 2;   // of a symptom or a fault event
 constexpr size_t kTextShown = 600;    // bytes of an evidence line in its block
-constexpr size_t kTimelineRows = 40;  // folded timeline rows
+constexpr size_t kTextOther = 300;    // of a symptom or a fault event
+constexpr size_t kTimelineRows = 12;  // folded timeline rows
+constexpr size_t kTableRows = 10;     // other error signatures, unrecognised templates
 
 std::string when(const FoldedEvidence& g) {
   if (!g.first_ns) return {};
@@ -162,7 +165,8 @@ std::string when(const FoldedEvidence& g) {
   return s;
 }
 
-void evidence(std::ostringstream& o, const FindingR& f, Folded& fo) {
+void evidence(std::ostringstream& o, const FindingR& f, Folded& fo, size_t keep = kEntriesOther,
+              size_t text = kTextOther) {
   if (f.evidence.empty()) {
     o << "_No evidence rows stored._\n\n";
     return;
@@ -172,7 +176,7 @@ void evidence(std::ostringstream& o, const FindingR& f, Folded& fo) {
   fo.entries += groups.size();
   size_t shown = 0, rest_lines = 0;
   for (const auto& g : groups) {
-    if (shown >= kEntriesShown) {
+    if (shown >= keep) {
       rest_lines += g.count;
       ++fo.templates_left;
       continue;
@@ -188,7 +192,7 @@ void evidence(std::ostringstream& o, const FindingR& f, Folded& fo) {
       if (g.files.size() > 1) o << " in " << g.files.size() << " files";
     }
     o << "\n";
-    block(o, cut_line(e->text, kTextShown), "  ");
+    block(o, cut_line(e->text, text), "  ");
   }
   if (rest_lines > 0)
     o << "- … and " << (groups.size() - shown) << " more message template"
@@ -202,6 +206,7 @@ void evidence(std::ostringstream& o, const FindingR& f, Folded& fo) {
 struct FaultGroup {
   std::string host, code;
   std::vector<const FindingR*> members;  // rank order
+  std::vector<std::string> hosts;        // every host with an observer, in rank order
   bool error = false;                    // some observer at error or above
   int64_t lines = 0;
   std::optional<int64_t> first_ns;
@@ -212,16 +217,20 @@ std::vector<FaultGroup> fault_groups(const std::vector<const FindingR*>& faults)
   std::vector<FaultGroup> out;
   std::map<std::pair<std::string, std::string>, size_t> at;
   for (const auto* f : faults) {
+    // one code (or, without one, one signature) is one fault event, on every host that saw it
     const std::string c = f->fault->code;
+    const std::string key = c.empty() ? "s:" + f->fault->signature : "c:" + c;
     size_t i;
-    if (!c.empty() && at.count({f->host, c})) {
-      i = at[{f->host, c}];
+    if (at.count({key, ""})) {
+      i = at[{key, ""}];
     } else {
       i = out.size();
-      out.push_back({f->host, c, {}, false, 0, std::nullopt, ""});
-      if (!c.empty()) at[{f->host, c}] = i;
+      out.push_back({f->host, c, {}, {}, false, 0, std::nullopt, ""});
+      at[{key, ""}] = i;
     }
     FaultGroup& g = out[i];
+    if (std::find(g.hosts.begin(), g.hosts.end(), f->host) == g.hosts.end())
+      g.hosts.push_back(f->host);
     g.members.push_back(f);
     g.error = g.error || f->severity == "error" || f->severity == "critical";
     g.lines += f->fault->count;
@@ -234,9 +243,22 @@ std::vector<FaultGroup> fault_groups(const std::vector<const FindingR*>& faults)
 }
 
 std::string observers(const FaultGroup& g) {
+  std::map<std::string, int64_t> by;  // signature -> lines, over the hosts
+  std::vector<std::string> order;
+  for (const auto* m : g.members) {
+    if (!by.count(m->id)) order.push_back(m->id);
+    by[m->id] += m->fault->count;
+  }
   std::string s;
-  for (const auto* m : g.members)
-    s += (s.empty() ? "" : ", ") + code(m->id) + " ×" + std::to_string(m->fault->count);
+  for (const auto& id : order)
+    s += (s.empty() ? "" : ", ") + code(id) + " ×" + std::to_string(by[id]);
+  return s;
+}
+
+std::string host_list(const FaultGroup& g) {
+  std::string s;
+  for (size_t i = 0; i < g.hosts.size() && i < 6; ++i) s += (i ? ", " : "") + g.hosts[i];
+  if (g.hosts.size() > 6) s += " and " + std::to_string(g.hosts.size() - 6) + " more";
   return s;
 }
 
@@ -246,7 +268,7 @@ void fault_table(std::ostringstream& o, const std::vector<FaultGroup>& gs) {
     << "|---|---|---|---|---|---|\n";
   for (const auto& g : gs) {
     const FindingR& f = *g.members.front();
-    o << "| " << cell(f.title, 120) << " | " << cell(g.host) << " | "
+    o << "| " << cell(f.title, 120) << " | " << cell(host_list(g)) << " | "
       << (g.code.empty() ? "–" : code(cell(g.code, 60, Esc::none))) << " | " << f.fault->cls
       << " | " << observers(g) << " | "
       << (g.first_ns ? fmt_time_q(g.first_ns, g.first_quality) : "–") << " |\n";
@@ -294,8 +316,10 @@ std::string render_md(const Report& r) {
     }
     return out;
   };
-  auto cited_table = [&](const FindingR& d) {
-    const auto c = cited_by(d);
+  auto cited_table = [&](const std::vector<const FindingR*>& ds) {
+    std::vector<const FindingR*> c;
+    for (const auto* d : ds)
+      for (const auto* x : cited_by(*d)) c.push_back(x);
     if (c.empty()) return;
     const auto gs = fault_groups(c);
     fo.faults_under += c.size();
@@ -317,7 +341,7 @@ std::string render_md(const Report& r) {
       o << "\n";
     }
     o << "\n" << md_prose(f.summary) << "\n\n**Evidence**\n\n";
-    evidence(o, f, fo);
+    evidence(o, f, fo, kEntriesShown, kTextShown);
     if (!f.missing.empty()) {
       o << "**Looked for, not found / uncertain**\n\n";
       for (const auto& m : f.missing) o << "- " << md_prose(m) << "\n";
@@ -326,24 +350,37 @@ std::string render_md(const Report& r) {
     o << "**Remediation**\n\n";
     for (const auto& s : f.remediation) o << "- [ ] " << md_prose(s) << "\n";
     o << "\n";
-    cited_table(f);
+    cited_table({&f});
   }
   if (n == 0) o << "None identified.\n\n";
 
   o << "## Symptoms\n\n";
+  // one symptom seen on several hosts (a job's bundle) is one section listing them; the first
+  // host's evidence stands for all (every host's lines are in the JSON report)
+  std::map<std::string, std::vector<const FindingR*>> same;
+  for (const auto& f : r.findings)
+    if (f.kind == "symptom") same[f.id + '\x01' + f.explained_by].push_back(&f);
   int m = 0;
   for (const auto& f : r.findings) {
     if (f.kind != "symptom") continue;
+    const auto& all = same[f.id + '\x01' + f.explained_by];
+    if (all.front() != &f) continue;  // shown with the first host's
     ++m;
     o << "### " << cell(f.title, 300, Esc::prose) << " (" << code(f.id) << ")\n\n";
-    o << "- host: " << code(f.host) << " · severity: **" << f.severity << "** · "
+    std::string hs;
+    for (size_t i = 0; i < all.size() && i < 8; ++i) hs += (i ? ", " : "") + all[i]->host;
+    if (all.size() > 8) hs += " and " + std::to_string(all.size() - 8) + " more";
+    o << "- host" << (all.size() > 1 ? "s (" + std::to_string(all.size()) + ")" : "") << ": "
+      << (all.size() > 1 ? cell(hs, 400) : code(f.host)) << " · severity: **" << f.severity
+      << "** · "
       << (f.explained_by.empty()
               ? std::string("**UNEXPLAINED**: no root cause in the rules accounts for it")
               : "explained by " + code(f.explained_by))
       << "\n\n"
       << md_prose(f.summary) << "\n\n";
+    if (all.size() > 1) o << "Evidence of " << code(f.host) << ":\n\n";
     evidence(o, f, fo);
-    cited_table(f);
+    cited_table(all);
   }
   if (m == 0) o << "None observed.\n\n";
 
@@ -365,8 +402,9 @@ std::string render_md(const Report& r) {
     const FindingR& f = *g.members.front();
     const FaultR& d = *f.fault;
     o << "### " << cell(f.title, 300) << " (" << code(f.id) << ")\n\n";
-    o << "- host: " << code(f.host) << " · class: **" << d.cls << "** · component: " << d.component
-      << " · role: " << d.role << " · severity: **" << f.severity << "**";
+    o << "- host" << (g.hosts.size() > 1 ? "s" : "") << ": " << cell(host_list(g)) << " · class: **"
+      << d.cls << "** · component: " << d.component << " · role: " << d.role << " · severity: **"
+      << f.severity << "**";
     if (!d.code.empty()) o << " · code: " << code(d.code);
     o << "\n- seen " << g.lines << " time" << (g.lines == 1 ? "" : "s");
     if (g.first_ns) o << ", first at " << fmt_time_q(g.first_ns, g.first_quality);
@@ -391,7 +429,20 @@ std::string render_md(const Report& r) {
         << code(k.signature) << "): " << cell(k.title, 300) << " · " << k.count << " line"
         << (k.count == 1 ? "" : "s") << "\n";
     o << "\n" << (kb_text ? cell(d.cause, 4000) : md_prose(d.cause)) << "\n\n";
-    for (const auto* x : g.members) evidence(o, *x, fo);
+    {
+      std::set<std::string> seen;  // one observer's evidence once (the first host's)
+      size_t left = 0;
+      for (const auto* x : g.members) {
+        if (!seen.insert(x->id).second) {
+          ++left;
+          continue;
+        }
+        evidence(o, *x, fo);
+      }
+      if (left > 0)
+        o << "_The same observers on " << left << " more host" << (left == 1 ? "" : "s")
+          << ": their lines are in the JSON report._\n\n";
+    }
     if (!d.suggestion.empty() || !d.kb.empty()) o << "**Suggestion**\n\n";
     if (!d.suggestion.empty())
       o << "- [ ] " << (kb_text ? cell(d.suggestion, 4000) : md_prose(d.suggestion)) << "\n";
@@ -412,10 +463,15 @@ std::string render_md(const Report& r) {
   } else {
     o << "Error-level lines that matched a signature but no diagnosis (not cited above):\n\n"
       << "| signature | lines | first seen | host | file:line |\n|---|---|---|---|---|\n";
+    size_t shown_u = 0;
     for (const auto& u : r.unclassified)
-      o << "| " << code(u.signature) << " | " << u.count << " | "
-        << (u.time_ns ? fmt_time_q(u.time_ns, u.quality) : "–") << " | " << cell(u.host) << " | "
-        << code(cell(loc(u.file, u.line), 200, Esc::none)) << " |\n";
+      if (shown_u++ < kTableRows)
+        o << "| " << code(u.signature) << " | " << u.count << " | "
+          << (u.time_ns ? fmt_time_q(u.time_ns, u.quality) : "–") << " | " << cell(u.host) << " | "
+          << code(cell(loc(u.file, u.line), 200, Esc::none)) << " |\n";
+    if (r.unclassified.size() > kTableRows)
+      o << "\n_" << r.unclassified.size() - kTableRows
+        << " more signatures in the JSON report (`unclassified`)._\n";
     o << "\n";
   }
 
@@ -427,7 +483,13 @@ std::string render_md(const Report& r) {
          "suggest --db DB ID` drafts a signature from one.\n\n"
       << "| id | template | lines | hosts | first seen | last seen | first line |\n"
       << "|---|---|---|---|---|---|---|\n";
+    size_t shown_t = 0;
     for (const auto& t : r.unknown) {
+      if (shown_t++ >= kTableRows) {
+        o << "\n_" << r.unknown.size() - kTableRows
+          << " more templates in the JSON report (`unrecognised_errors`)._\n";
+        break;
+      }
       std::string on;
       for (const auto& h : t.hosts) on += (on.empty() ? "" : ", ") + h;
       o << "| " << code(t.id) << " | " << code(cell(t.text, 300, Esc::none)) << " | " << t.count
@@ -480,6 +542,7 @@ std::string render_md(const Report& r) {
       size_t count = 0;
       std::optional<int64_t> last_ns;
       std::string last_quality;
+      std::set<std::string> hosts;
     };
     std::vector<Row> rows;
     std::map<std::string, size_t> at;
@@ -489,12 +552,13 @@ std::string render_md(const Report& r) {
         ++context;
         continue;
       }
-      const std::string key =
-          t.host + '\x01' + t.finding + '\x01' + t.role + '\x01' + mask_line(t.text);
+      // the same message of the same finding on several hosts (a job) is one row too
+      const std::string key = t.finding + '\x01' + t.role + '\x01' + mask_line(t.text);
       auto [it, fresh] = at.try_emplace(key, rows.size());
-      if (fresh) rows.push_back({&t, 0, std::nullopt, ""});
+      if (fresh) rows.push_back({&t, 0, std::nullopt, "", {}});
       Row& row = rows[it->second];
       ++row.count;
+      row.hosts.insert(t.host);
       if (t.time_ns) {
         row.last_ns = t.time_ns;
         row.last_quality = t.shown_quality();
@@ -509,7 +573,9 @@ std::string render_md(const Report& r) {
       std::string tm = t.time_ns ? fmt_time_q(t.time_ns, t.shown_quality()) : "–";
       if (row.count > 1 && row.last_ns && t.time_ns && *row.last_ns != *t.time_ns)
         tm += " … " + fmt_time_q(row.last_ns, row.last_quality);
-      o << "| " << t.ord << " | " << tm << " | " << cell(t.host) << " | "
+      const std::string hs =
+          t.host + (row.hosts.size() > 1 ? " +" + std::to_string(row.hosts.size() - 1) : "");
+      o << "| " << t.ord << " | " << tm << " | " << cell(hs) << " | "
         << code(cell(loc(t.file, t.line), 200, Esc::none)) << " | " << t.role << " | "
         << (t.finding.empty() ? "–" : code(t.finding)) << " | " << row.count << " | "
         << cell(t.text) << " |\n";
