@@ -151,7 +151,7 @@ struct Folded {
          timeline_left = 0;
 };
 
-constexpr size_t kEntriesShown = 5;   // folded evidence entries of a root cause
+constexpr size_t kEntriesShown = 8;   // folded evidence entries of a root cause
 constexpr size_t kEntriesOther = 2;   // of a symptom or a fault event
 constexpr size_t kTextShown = 600;    // bytes of an evidence line in its block
 constexpr size_t kTextOther = 300;    // of a symptom or a fault event
