@@ -73,18 +73,29 @@ std::string version_text() {
 namespace {
 
 std::optional<Severity> finding_severity(const std::string& s) {
-  if (s == "none" || s.empty()) return std::nullopt;
+  if (s == "none" || s.empty() || s == "incomplete") return std::nullopt;  // incomplete: below
   if (s == "info") return Severity::info;
   if (s == "warning") return Severity::warning;
   if (s == "error") return Severity::error;
   if (s == "critical") return Severity::critical;
-  throw UsageError("--fail-on: '" + s + "' is not one of none, info, warning, error, critical");
+  throw UsageError("--fail-on: '" + s +
+                   "' is not one of none, info, warning, error, critical, incomplete");
 }
 
 report::Format format_or_throw(const std::string& f) {
   const auto fmt = report::format_from(f);
   if (!fmt) throw UsageError("--format: '" + f + "' is not one of " + report::format_names());
   return *fmt;
+}
+
+constexpr const char* kSummaryHelp =
+    "Print the ticket view: at most 60 lines and 6,000 characters of markdown, verdict first "
+    "(docs/report.md \"Summary\"); --format md only";
+
+// --summary renders markdown only; the json report carries it as its `summary` field.
+void check_summary(bool summary, report::Format f) {
+  if (summary && f != report::Format::md)
+    throw UsageError("--summary is markdown; the json report has it as its `summary` field");
 }
 
 constexpr const char* kFormatHelp =
@@ -372,7 +383,8 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--fail-on", a.fail_on,
                  "Exit 1 when a finding has this severity or higher: info, warning, error, "
-                 "critical (default: none)");
+                 "critical; or incomplete: when the load lost part of the bundle (default: none)");
+  cmd.add_flag("--summary", a.summary, kSummaryHelp);
   cmd.add_flag("--keep-raw", a.keep_raw,
                "Store the full text of every file, zstd-compressed (about halves throughput)");
   cmd.add_flag("--stats", a.stats, "Print per-stage times, bytes, rows and peak memory to stderr");
@@ -405,6 +417,7 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
   cmd.add_option("--format", a.format, kFormatHelp);
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--fail-on", a.fail_on, "Exit 1 when a finding has this severity or higher");
+  cmd.add_flag("--summary", a.summary, kSummaryHelp);
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
   cmd.add_flag("-q,--quiet", a.quiet,
                "No progress on stderr (skipped bundles and errors are still printed)");
@@ -417,6 +430,8 @@ void add_report_options(CLI::App& cmd, ReportArgs& a) {
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
   cmd.add_option("--bundle", a.bundle,
                  "Report only this bundle (id or sha256 prefix) of a database holding several");
+  cmd.add_flag("--summary", a.summary, kSummaryHelp);
+  cmd.add_option("--fail-on", a.fail_on, "incomplete: exit 1 when a load lost part of a bundle");
 }
 
 void add_rules_options(CLI::App& cmd, RulesArgs& a) {
@@ -481,6 +496,7 @@ void add_rules_options(CLI::App& cmd, RulesArgs& a) {
 int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
+  check_summary(a.summary, fmt);
   if (a.no_report && a.db.empty())
     throw UsageError("--no-report needs --db (where the analysis goes)");
   check_output(a.output);
@@ -509,9 +525,18 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
               << " ingest warning(s): see the report's warnings section\n";
   if (!a.no_report) {
     report::RenderNotes notes;
-    write_output(a.output, report::render_bundle(db->handle(), out.bundle_id, fmt, &notes));
+    write_output(a.output, a.summary
+                               ? report::render_bundle_summary(db->handle(), out.bundle_id)
+                               : report::render_bundle(db->handle(), out.bundle_id, fmt, &notes));
     if (!a.quiet) note_untimed(notes);
   }
+  // nothing of it was an Ascend or host log: not a healthy node (docs/report.md "Completeness")
+  if (const auto none = report::nothing_recognised(db->handle(), out.bundle_id); !none.empty()) {
+    std::cerr << "faultline: " << a.bundle << ": " << none << "\n";
+    return 3;
+  }
+  if (a.fail_on == "incomplete" && !report::incomplete_load(db->handle(), out.bundle_id).empty())
+    return 1;
   if (fail_on) {
     const auto worst = max_finding_severity(db->handle(), {out.bundle_id});
     if (worst && *worst >= *fail_on) return 1;
@@ -522,6 +547,7 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
 int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
+  check_summary(a.summary, fmt);
   check_output(a.output);
   app::Options o = app_options(c);
   o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
@@ -584,7 +610,8 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   std::string text;
   report::RenderNotes notes;
   try {
-    text = report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes);
+    text = a.summary ? report::render_fleet_summary(db->handle(), out.bundle_ids)
+                     : report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes);
   } catch (const std::exception& e) {
     if (correlated) throw;
     std::cerr << "faultline fleet: the report cannot be rendered either: " << e.what() << "\n";
@@ -602,6 +629,9 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
 
 int run_report(const ReportArgs& a) {
   const auto fmt = format_or_throw(a.format);
+  check_summary(a.summary, fmt);
+  if (!a.fail_on.empty() && a.fail_on != "none" && a.fail_on != "incomplete")
+    throw UsageError("--fail-on: report knows only incomplete (analyze checks severities)");
   check_output(a.output);
   std::string why;
   const char* problem = nullptr;
@@ -659,11 +689,18 @@ int run_report(const ReportArgs& a) {
     return 3;
   }
   report::RenderNotes notes;
-  if (ids.size() == 1)
+  if (a.summary)
+    write_output(a.output, ids.size() == 1
+                               ? report::render_bundle_summary(db->handle(), ids.front())
+                               : report::render_fleet_summary(db->handle(), ids));
+  else if (ids.size() == 1)
     write_output(a.output, report::render_bundle(db->handle(), ids.front(), fmt, &notes));
   else
     write_output(a.output, report::render_fleet(db->handle(), ids, fmt, &notes));
   note_untimed(notes);
+  if (a.fail_on == "incomplete")
+    for (const auto id : ids)
+      if (!report::incomplete_load(db->handle(), id).empty()) return 1;
   return 0;
 }
 

@@ -33,6 +33,7 @@ struct AnalyzeArgs {
   std::string format = "md";
   std::string output;
   std::string fail_on;
+  bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
   bool keep_raw = false;
   bool stats = false;
   bool quiet = false;
@@ -52,6 +53,7 @@ struct FleetArgs {
   std::string format = "md";
   std::string output;
   std::string fail_on;
+  bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
   unsigned jobs = 0;
   bool stats = false;
   bool quiet = false;
@@ -62,6 +64,8 @@ struct ReportArgs {
   std::string format = "md";
   std::string output;
   std::string bundle;  // id or sha256 prefix; default: every complete bundle
+  bool summary = false;
+  std::string fail_on;  // only "incomplete" (or none)
 };
 
 struct RulesArgs {

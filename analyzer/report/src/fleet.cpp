@@ -13,6 +13,7 @@
 
 #include "faultline/core/time.hpp"
 #include "render.hpp"
+#include "shared.hpp"
 
 namespace faultline::report::detail {
 namespace {
@@ -339,7 +340,7 @@ J line_json(const FleetLine& l) {
   return J{{"host", l.host},
            {"file", l.file},
            {"line", l.line},
-           {"time", l.time_ns ? J(fmt_time(l.time_ns)) : J(nullptr)},
+           {"time", l.time_ns ? J(iso_time_q(*l.time_ns, l.quality)) : J(nullptr)},
            {"time_quality", l.quality},
            {"text", l.text},
            {"signature", l.signature.empty() ? J(nullptr) : J(l.signature)},
@@ -437,7 +438,7 @@ J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
     j["first_failure"] =
         J{{"host", ff.host.empty() ? J(nullptr) : J(ff.host)},
           {"rank", ff.rank ? J(*ff.rank) : J(nullptr)},
-          {"time", ff.time_ns ? J(fmt_time(ff.time_ns)) : J(nullptr)},
+          {"time", ff.time_ns ? J(iso_time_q(*ff.time_ns, ff.quality)) : J(nullptr)},
           {"time_quality", ff.quality},
           {"evidence", std::move(ev)},
           {"device", ff.device ? J(*ff.device) : J(nullptr)},
@@ -554,7 +555,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   } else {
     const auto& ff = *f.first_failure;
     o << "**" << md_cell(who(ff), 300, Esc::prose) << "**";
-    if (ff.time_ns) o << " at " << fmt_time(ff.time_ns) << " (" << ff.quality << ")";
+    if (ff.time_ns) o << " at " << fmt_time_q(ff.time_ns, ff.quality) << " (" << ff.quality << ")";
     o << " · rule " << code(ff.rule) << " · confidence " << fmt_conf(ff.confidence) << "\n\n";
     o << md_prose(ff.summary) << "\n\n";
     o << "- Rule of inference: " << md_prose(ff.rule_text) << "\n";
@@ -596,13 +597,22 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
       o << "- In the reference clock (" << md_text(f.reference) << "): " << fmt_time(ff.fleet_ns)
         << "\n";
     o << "\n### Evidence\n\n";
+    // lines of the same role, signature and message template (broadcasts of every host) are
+    // one entry with the number of hosts (shared.hpp; every line is in the json report)
+    std::map<std::string, std::set<std::string>> same;
+    for (const auto& l : ff.evidence)
+      same[l.role + '\x01' + l.signature + '\x01' + mask_line(l.text)].insert(l.host);
+    std::set<std::string> done;
     for (const auto& l : ff.evidence) {
+      const std::string key = l.role + '\x01' + l.signature + '\x01' + mask_line(l.text);
+      if (!done.insert(key).second) continue;
       o << "- " << l.role << " · " << code(md_cell(l.host, 200, Esc::none)) << " · "
         << code(loc(l.file, l.line));
-      if (l.time_ns) o << " · " << fmt_time(l.time_ns);
+      if (l.time_ns) o << " · " << fmt_time_q(l.time_ns, l.quality);
       if (!l.signature.empty()) o << " · " << code(l.signature);
+      if (same[key].size() > 1) o << " · the same on " << same[key].size() - 1 << " more hosts";
       o << "\n\n";
-      md_block(o, l.text);
+      md_block(o, cut_line(l.text, 300));  // the whole line: json
       o << "\n";
     }
   }
@@ -773,7 +783,9 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
   } else {
     const auto& ff = *f.first_failure;
     o << "<div class=\"first\"><b>" << html(who(ff)) << "</b>"
-      << (ff.time_ns ? " at " + html(fmt_time(ff.time_ns)) + " (" + html(ff.quality) + ")" : "")
+      << (ff.time_ns
+              ? " at " + html(fmt_time_q(ff.time_ns, ff.quality)) + " (" + html(ff.quality) + ")"
+              : "")
       << " &middot; rule <code>" << html(ff.rule) << "</code> &middot; confidence "
       << fmt_conf(ff.confidence) << "<br>" << html(ff.summary) << "</div>\n<ul>\n"
       << "<li>Rule of inference: " << html(ff.rule_text) << "</li>\n";
@@ -799,7 +811,8 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
     o << "<details open><summary>Evidence (" << ff.evidence.size() << ")</summary>\n";
     for (const auto& l : ff.evidence)
       o << "<div><span class=\"muted\">" << html(l.role) << "</span> <code>" << html(l.host)
-        << "</code> <code>" << html(loc(l.file, l.line)) << "</code> " << html(fmt_time(l.time_ns))
+        << "</code> <code>" << html(loc(l.file, l.line)) << "</code> "
+        << html(fmt_time_q(l.time_ns, l.quality))
         << (l.signature.empty() ? "" : " <code>" + html(l.signature) + "</code>") << "<pre>"
         << html(l.text) << "</pre></div>\n";
     o << "</details>\n";

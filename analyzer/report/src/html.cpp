@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "render.hpp"
+#include "shared.hpp"
 
 namespace faultline::report::detail {
 
@@ -73,7 +74,8 @@ void evidence(std::ostringstream& o, const FindingR& f, bool open) {
   if (f.evidence.empty()) o << "<p class=\"muted\">No evidence rows stored.</p>\n";
   auto row = [&](const EvidenceR& e) {
     o << "<div><code>" << html(loc(e.file, e.line)) << "</code>";
-    if (e.time_ns) o << " <span class=\"muted\">" << html(fmt_time(e.time_ns)) << "</span>";
+    if (e.time_ns)
+      o << " <span class=\"muted\">" << html(fmt_time_q(e.time_ns, e.shown_quality())) << "</span>";
     if (!e.signature.empty())
       o << " <span class=\"muted\">signature</span> <code>" << html(e.signature) << "</code>";
     if (!e.fact.empty())
@@ -169,8 +171,9 @@ void timeline_svg(std::ostringstream& o, const Report& r) {
     const double y = top + lane_h * static_cast<double>(lane) + lane_h / 2;
     const std::string tip =
         "<title>" +
-        html(fmt_time(t->time_ns) + " " + t->role + " " + loc(t->file, t->line) +
-             (t->finding.empty() ? "" : " [" + t->finding + "]") + "\n" + t->text.substr(0, 300)) +
+        html(fmt_time_q(t->time_ns, t->shown_quality()) + " " + t->role + " " +
+             loc(t->file, t->line) + (t->finding.empty() ? "" : " [" + t->finding + "]") + "\n" +
+             t->text.substr(0, 300)) +
         "</title>";
     if (t->role == "cause") {
       o << "<rect x=\"" << num(x - 5) << "\" y=\"" << num(y - 5)
@@ -214,6 +217,9 @@ std::string render_html(const Report& r) {
   o << "<h1>faultline report: " << html(r.name) << "</h1>\n";
   o << "<p class=\"verdict " << verdict_class << "\"><strong>Verdict:</strong> " << html(verdict(r))
     << "</p>\n";
+  // the ticket view (docs/report.md "Summary"): markdown to paste as it is
+  o << "<details class=\"ticket\"><summary>Copy for ticket (markdown summary)</summary>\n<pre>"
+    << html(render_summary_md(r)) << "</pre></details>\n";
   o << "<table><tr><th>path</th><td><code>" << html(r.path)
     << "</code></td></tr><tr><th>sha256</th><td><code>" << html(r.sha256)
     << "</code></td></tr><tr><th>hosts</th><td>";
@@ -284,7 +290,7 @@ std::string render_html(const Report& r) {
       << " · role " << html(d.role);
     if (!d.code.empty()) o << " · code <code>" << html(d.code) << "</code>";
     o << " · seen " << d.count << "×";
-    if (f.first_time_ns) o << ", first " << html(fmt_time(f.first_time_ns));
+    if (f.first_time_ns) o << ", first " << html(fmt_time_q(f.first_time_ns, f.first_quality));
     if (!f.explained_by.empty()) o << " · caused by <code>" << html(f.explained_by) << "</code>";
     for (size_t i = 0; i < d.diagnosed_by.size(); ++i)
       o << (i ? ", " : " · cited by ") << "<code>" << html(d.diagnosed_by[i]) << "</code>";
@@ -316,7 +322,7 @@ std::string render_html(const Report& r) {
          "seen</th><th>host</th><th>file:line</th></tr>\n";
     for (const auto& u : r.unclassified)
       o << "<tr><td><code>" << html(u.signature) << "</code></td><td>" << u.count << "</td><td>"
-        << html(u.time_ns ? fmt_time(u.time_ns) : "–") << "</td><td>" << html(u.host)
+        << html(u.time_ns ? fmt_time_q(u.time_ns, u.quality) : "–") << "</td><td>" << html(u.host)
         << "</td><td><code>" << html(loc(u.file, u.line)) << "</code></td></tr>\n";
     o << "</table>\n";
   }
@@ -332,8 +338,8 @@ std::string render_html(const Report& r) {
       for (const auto& h : t.hosts) on += (on.empty() ? "" : ", ") + h;
       o << "<tr><td><code>" << html(t.id) << "</code></td><td><code>" << html(t.text)
         << "</code></td><td>" << t.count << "</td><td>" << html(on) << "</td><td>"
-        << html(t.first_ns ? fmt_time(t.first_ns) : "–") << "</td><td>"
-        << html(t.last_ns ? fmt_time(t.last_ns) : "–") << "</td><td><code>"
+        << html(t.first_ns ? fmt_time_q(t.first_ns, t.first_quality) : "–") << "</td><td>"
+        << html(t.last_ns ? fmt_time_q(t.last_ns, t.last_quality) : "–") << "</td><td><code>"
         << html(t.examples.empty() ? std::string("–") : loc(t.examples[0].file, t.examples[0].line))
         << "</code></td></tr>\n";
     }
@@ -349,8 +355,9 @@ std::string render_html(const Report& r) {
          "(UTC)</th><th>quality</th><th>host</th><th>file:line</th><th>role</th>"
       << "<th>finding</th><th>text</th></tr>\n";
     for (const auto& t : r.timeline) {
-      o << "<tr><td>" << t.ord << "</td><td>" << html(t.time_ns ? fmt_time(t.time_ns) : "–")
-        << "</td><td>" << html(t.quality) << "</td><td>" << html(t.host) << "</td><td><code>"
+      o << "<tr><td>" << t.ord << "</td><td>"
+        << html(t.time_ns ? fmt_time_q(t.time_ns, t.shown_quality()) : "–") << "</td><td>"
+        << html(t.quality) << "</td><td>" << html(t.host) << "</td><td><code>"
         << html(loc(t.file, t.line)) << "</code></td><td>" << html(t.role) << "</td><td>"
         << html(t.finding) << "</td><td><code>" << html(t.text.substr(0, 400))
         << "</code></td></tr>\n";

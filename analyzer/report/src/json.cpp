@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render.hpp"
+#include "shared.hpp"
 
 namespace faultline::report::detail {
 namespace {
@@ -11,8 +12,9 @@ using J = nlohmann::ordered_json;
 J opt_str(const std::string& s) {
   return s.empty() ? J(nullptr) : J(s);
 }
-J opt_time(const std::optional<int64_t>& t) {
-  return t ? J(fmt_time(t)) : J(nullptr);
+// UTC with "Z"; a host-local time of unknown zone without any offset (docs/report.md "Times")
+J opt_time(const std::optional<int64_t>& t, const std::string& quality) {
+  return t ? J(iso_time_q(*t, quality)) : J(nullptr);
 }
 
 }  // namespace
@@ -35,8 +37,9 @@ std::string render_json(const Report& r) {
   j["faultline_version"] = kFaultlineVersion();
   j["rules_digest"] = opt_str(r.rules_digest);  // added: sha256 of the rules the analysis used
   j["bundle"] = bundle_json(r);
-  j["verdict"] = verdict(r);  // added
-  if (r.kb)                   // added: the knowledge-base pack used (absent: none)
+  j["verdict"] = verdict(r);            // added
+  j["summary"] = render_summary_md(r);  // added (issue 35): the ticket view, markdown
+  if (r.kb)                             // added: the knowledge-base pack used (absent: none)
     j["knowledge_base"] = J{{"name", r.kb->name},   {"file", r.kb->file},
                             {"how", r.kb->how},     {"sha256", opt_str(r.kb->sha256)},
                             {"codes", r.kb->codes}, {"skipped", r.kb->skipped}};
@@ -58,10 +61,11 @@ std::string render_json(const Report& r) {
       J ev;
       ev["file"] = e.file;
       ev["line"] = e.line;
-      ev["time"] = opt_time(e.time_ns);
+      ev["time"] = opt_time(e.time_ns, e.shown_quality());
       ev["text"] = e.text;
       ev["signature"] = opt_str(e.signature);
-      ev["fact"] = opt_str(e.fact);  // added
+      ev["fact"] = opt_str(e.fact);                                         // added
+      if (e.time_ns && !e.quality.empty()) ev["time_quality"] = e.quality;  // added
       x["evidence"].push_back(std::move(ev));
     }
     x["remediation"] = f.remediation;
@@ -76,7 +80,7 @@ std::string render_json(const Report& r) {
                      {"cause", d.cause},
                      {"suggestion", d.suggestion},
                      {"count", d.count},
-                     {"first_time", opt_time(f.first_time_ns)},
+                     {"first_time", opt_time(f.first_time_ns, f.first_quality)},
                      {"causes", d.causes},
                      {"caused_by", d.caused_by},
                      {"diagnosed_by", d.diagnosed_by}};
@@ -101,7 +105,7 @@ std::string render_json(const Report& r) {
   j["timeline"] = J::array();
   for (const auto& t : r.timeline) {
     J x;
-    x["time"] = opt_time(t.time_ns);
+    x["time"] = opt_time(t.time_ns, t.shown_quality());
     x["time_quality"] = t.quality;
     x["host"] = t.host;
     x["file"] = t.file;
@@ -130,7 +134,7 @@ std::string render_json(const Report& r) {
                                   {"host", u.host},
                                   {"file", u.file},
                                   {"line", u.line},
-                                  {"time", opt_time(u.time_ns)}});
+                                  {"time", opt_time(u.time_ns, u.quality)}});
   if (!r.unknown.empty()) {  // added (docs/faults.md): absent when every error line is known
     J u = J::array();
     for (const auto& t : r.unknown) {
@@ -142,8 +146,8 @@ std::string render_json(const Report& r) {
                     {"kind", t.kind},
                     {"count", t.count},
                     {"hosts", t.hosts},
-                    {"first_time", opt_time(t.first_ns)},
-                    {"last_time", opt_time(t.last_ns)},
+                    {"first_time", opt_time(t.first_ns, t.first_quality)},
+                    {"last_time", opt_time(t.last_ns, t.last_quality)},
                     {"examples", std::move(ex)}});
     }
     j["unrecognised_errors"] = std::move(u);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "faultline/core/time.hpp"
+#include "shared.hpp"
 
 namespace faultline::report::detail {
 namespace {
@@ -63,9 +64,36 @@ void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
       if (!st.str(0).empty()) hosts.insert(st.str(0));
     r.hosts.assign(hosts.begin(), hosts.end());
   }
+  {
+    Stmt st(db,
+            "SELECT kind, COUNT(*) FROM members WHERE bundle_id = ? GROUP BY kind ORDER BY kind");
+    st.bind(1, bundle_id);
+    while (st.step()) {
+      const std::string kind = st.str(0);
+      if (kind == "text" || kind == "binary")
+        r.unrecognised_kinds.emplace_back(kind, st.i64(1));
+      else
+        r.recognised += st.i64(1);
+    }
+  }
 }
 
+namespace {
+// Hosts whose host-local zone nothing in the bundle states or fits (clocks.method "assumed"):
+// their year-inferred host-local times (syslog, journal short) are of unknown zone too.
+std::set<std::string> zoneless_hosts(sqlite3* db, int64_t bundle_id) {
+  std::set<std::string> out;
+  Stmt st(db,
+          "SELECT host FROM clocks WHERE bundle_id = ? AND clock = 'host_local' AND method = "
+          "'assumed'");
+  st.bind(1, bundle_id);
+  while (st.step()) out.insert(st.str(0));
+  return out;
+}
+}  // namespace
+
 void load_timeline(sqlite3* db, int64_t bundle_id, Report& r) {
+  const auto zoneless = zoneless_hosts(db, bundle_id);
   {
     Stmt st(
         db,
@@ -88,6 +116,7 @@ void load_timeline(sqlite3* db, int64_t bundle_id, Report& r) {
       t.role = st.str(8);
       t.ord = static_cast<int>(st.i64(9));
       t.kind = st.str(10);
+      t.nozone = t.quality == "year_inferred" && zoneless.count(t.host) > 0;
       r.timeline.push_back(std::move(t));
     }
   }
@@ -102,6 +131,25 @@ Report load(sqlite3* db, int64_t bundle_id) {
             "COALESCE(explained_by, ''), explains, remediation, missing, fault, first_time_ns "
             "FROM findings WHERE bundle_id = ? ORDER BY rank, host, finding, id");
     st.bind(1, bundle_id);
+    // the time quality of an evidence line: that of its event; members looked up once per path
+    Stmt qm(db, "SELECT id FROM members WHERE bundle_id = ? AND path = ? ORDER BY id LIMIT 1");
+    Stmt qe(db, "SELECT time_quality FROM events WHERE member_id = ? AND line = ? LIMIT 1");
+    const auto zoneless = zoneless_hosts(db, bundle_id);
+    std::map<std::string, int64_t> member_ids;
+    auto quality_of = [&](const EvidenceR& ev) -> std::string {
+      auto it = member_ids.find(ev.file);
+      if (it == member_ids.end()) {
+        qm.bind(1, bundle_id);
+        qm.text(2, ev.file);
+        it = member_ids.emplace(ev.file, qm.step() ? qm.i64(0) : -1).first;
+        qm.reset();
+      }
+      if (it->second < 0) return {};
+      qe.bind(1, it->second).bind(2, ev.line);
+      std::string out = qe.step() ? qe.str(0) : std::string();
+      qe.reset();
+      return out;
+    };
     while (st.step()) {
       FindingR f;
       const int64_t fid = st.i64(0);
@@ -170,7 +218,15 @@ Report load(sqlite3* db, int64_t bundle_id) {
           "COALESCE(fact, '') FROM finding_evidence WHERE finding_id = ? ORDER BY ord, id");
       e.bind(1, fid);
       while (e.step())
-        f.evidence.push_back({e.str(0), e.str(3), e.str(4), e.str(5), e.i64(1), e.opt(2)});
+        f.evidence.push_back({e.str(0), e.str(3), e.str(4), e.str(5), e.i64(1), e.opt(2), ""});
+      // the time quality of each evidence line: that of its event (docs/clock.md)
+      for (auto& ev : f.evidence) {
+        if (!ev.time_ns || ev.file.empty()) continue;
+        ev.quality = quality_of(ev);
+        ev.nozone = ev.quality == "year_inferred" && zoneless.count(f.host) > 0;
+        if (f.first_time_ns && *ev.time_ns == *f.first_time_ns && f.first_quality.empty())
+          f.first_quality = ev.shown_quality();
+      }
       r.findings.push_back(std::move(f));
     }
   }
@@ -192,12 +248,12 @@ Report load(sqlite3* db, int64_t bundle_id) {
   }
   {
     Stmt st(db,
-            "SELECT path, kind, truncated, long_lines, malformed_lines FROM members WHERE "
+            "SELECT path, kind, truncated, long_lines, malformed_lines, lines FROM members WHERE "
             "bundle_id = ? "
             "AND (truncated != 0 OR long_lines > 0 OR malformed_lines > 0) ORDER BY path, id");
     st.bind(1, bundle_id);
     while (st.step())
-      r.issues.push_back({st.str(0), st.str(1), st.i64(2) != 0, st.i64(3), st.i64(4)});
+      r.issues.push_back({st.str(0), st.str(1), st.i64(2) != 0, st.i64(3), st.i64(4), st.i64(5)});
   }
   {
     // Per signature: hits on error/critical events not cited by any finding of the bundle.
@@ -206,13 +262,15 @@ Report load(sqlite3* db, int64_t bundle_id) {
         "WITH cited AS (SELECT DISTINCT fe.member, fe.line FROM finding_evidence fe JOIN findings "
         "f "
         "ON f.id = fe.finding_id WHERE f.bundle_id = ?1), "
-        "h AS (SELECT h.signature, e.host, COALESCE(m.path, '') AS path, e.line, e.time_ns "
+        "h AS (SELECT h.signature, e.host, COALESCE(m.path, '') AS path, e.line, e.time_ns, "
+        "e.time_quality "
         "FROM hits h JOIN events e ON e.id = h.event_id LEFT JOIN members m ON m.id = e.member_id "
         "WHERE h.bundle_id = ?1 AND e.sev_rank >= 4 AND NOT EXISTS (SELECT 1 FROM cited c WHERE "
         "c.member = m.path AND c.line = e.line)) "
         "SELECT signature, COUNT(*), (SELECT host || char(1) || path || char(1) || line || char(1) "
         "|| "
-        "COALESCE(time_ns, '') FROM h h2 WHERE h2.signature = h.signature ORDER BY time_ns IS "
+        "COALESCE(time_ns, '') || char(1) || time_quality FROM h h2 WHERE h2.signature = "
+        "h.signature ORDER BY time_ns IS "
         "NULL, "
         "time_ns, host, path, line LIMIT 1) FROM h GROUP BY signature ORDER BY COUNT(*) DESC, "
         "signature");
@@ -229,7 +287,8 @@ Report load(sqlite3* db, int64_t bundle_id) {
         if (b == std::string::npos) break;
         a = b + 1;
       }
-      if (parts.size() == 4) {
+      if (parts.size() == 5) {
+        u.quality = parts[4];
         u.host = parts[0];
         u.file = parts[1];
         u.line = std::strtoll(parts[2].c_str(), nullptr, 10);
@@ -257,6 +316,53 @@ std::string loc(const std::string& file, int64_t line) {
   return line > 0 ? file + ":" + std::to_string(line) : file;
 }
 
+namespace {
+// Warning tags (docs/ingest.md) that mean part of the bundle was not read.
+bool load_loss(const std::string& m) {
+  static const char* const kTags[] = {"[damaged]",           "[depth]",   "[member-size]",
+                                      "[member-unreadable]", "[members]", "[ratio]",
+                                      "[total-size]",        "[io]",      "[open-failed]"};
+  for (const char* t : kTags)
+    if (m.rfind(t, 0) == 0) return true;
+  return false;
+}
+std::string plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+}  // namespace
+
+std::string completeness_note(const Report& r) {
+  std::vector<std::string> parts;
+  if (r.status != "complete")
+    parts.push_back("bundle load " + r.status + ": the database may be incomplete");
+  size_t lost = 0;
+  std::string first_loss;
+  for (const auto& w : r.warnings)
+    if (load_loss(w.message)) {
+      if (lost++ == 0) {
+        first_loss = w.message.substr(w.message.find(']') + 1);
+        while (!first_loss.empty() && first_loss.front() == ' ') first_loss.erase(0, 1);
+        first_loss = cut_line(first_loss, 220);
+      }
+    }
+  if (lost > 0)
+    parts.push_back(plural(lost, "part of the bundle not read", "parts of the bundle not read") +
+                    " (" + first_loss + ")");
+  size_t cut = 0;
+  std::string first_cut;
+  for (const auto& i : r.issues)
+    if (i.truncated && cut++ == 0)
+      first_cut = i.path + " (" + i.kind + ") cut at line " + std::to_string(i.lines) +
+                  ": what it logged after that line is missing";
+  if (cut > 0)
+    parts.push_back(plural(cut, "file cut", "files cut") + ": " + first_cut +
+                    (cut > 1 ? "; and " + std::to_string(cut - 1) + " more" : ""));
+  if (parts.empty()) return {};
+  std::string out = "INCOMPLETE LOAD: ";
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i];
+  return out + ". Findings may be missing or less certain than shown.";
+}
+
 std::string verdict(const Report& r) {
   std::vector<const FindingR*> causes, unexplained, faults;
   size_t symptoms = 0;
@@ -270,16 +376,6 @@ std::string verdict(const Report& r) {
       if (f.explained_by.empty()) unexplained.push_back(&f);
     }
   }
-  // Fault events (docs/faults.md): named after the diagnoses, never instead of them.
-  std::string fault_note;
-  if (!faults.empty()) {
-    const FindingR& top = *faults.front();
-    fault_note = " " + std::to_string(faults.size()) + " fault event" +
-                 (faults.size() == 1 ? "" : "s") + "; first: " + top.host + ": " + top.title +
-                 " (" + top.id +
-                 (top.fault && !top.fault->cls.empty() ? ", " + top.fault->cls : "") +
-                 (top.first_time_ns ? ", " + fmt_time(top.first_time_ns) : "") + ").";
-  }
   std::string v;
   if (!causes.empty()) {
     const auto& top = *causes.front();
@@ -288,6 +384,16 @@ std::string verdict(const Report& r) {
     if (!top.explains.empty())
       v += "; explains " + std::to_string(top.explains.size()) + " observed symptom" +
            (top.explains.size() == 1 ? "" : "s");
+    // fault events are counted against it, never named as a second answer (issue 35)
+    if (!faults.empty()) {
+      size_t cited = 0;
+      for (const auto* f : faults)
+        if (f->fault && std::find(f->fault->diagnosed_by.begin(), f->fault->diagnosed_by.end(),
+                                  top.id) != f->fault->diagnosed_by.end())
+          ++cited;
+      v += "; " + std::to_string(cited) + " of " +
+           plural(faults.size(), "fault event", "fault events") + " cited by it";
+    }
     if (causes.size() > 1)
       v += "; " + std::to_string(causes.size() - 1) + " more root cause" +
            (causes.size() == 2 ? "" : "s") + " below";
@@ -301,10 +407,15 @@ std::string verdict(const Report& r) {
     for (size_t i = 0; i < unexplained.size(); ++i)
       v += (i == 0 ? " " : ", ") + unexplained[i]->id + " on " + unexplained[i]->host;
     v += ".";
+    if (!faults.empty()) v += " " + plural(faults.size(), "fault event", "fault events") + ".";
   } else if (!faults.empty()) {
-    v = "No diagnosed root cause;" + fault_note.substr(0, fault_note.size() - 1) +
-        "; see Fault events.";
-    fault_note.clear();
+    // nothing diagnosed: the first fault event is the lead
+    const FindingR& top = *faults.front();
+    v = "No diagnosed root cause; " + plural(faults.size(), "fault event", "fault events") +
+        "; first: " + top.host + ": " + top.title + " (" + top.id +
+        (top.fault && !top.fault->cls.empty() ? ", " + top.fault->cls : "") +
+        (top.first_time_ns ? ", " + fmt_time_q(top.first_time_ns, top.first_quality) : "") +
+        "); see Fault events.";
   } else if (!r.unclassified.empty()) {
     int64_t n = 0;
     for (const auto& u : r.unclassified) n += u.count;
@@ -312,13 +423,21 @@ std::string verdict(const Report& r) {
         " error-level log line" + (n == 1 ? " matches a signature" : "s match signatures") +
         " that no diagnosis covers (most: " + r.unclassified.front().signature +
         "); see Other error signatures.";
+  } else if (r.recognised == 0 && r.files > 0) {
+    v = nothing_recognised(r) + ": no Ascend or host log to analyse (this is not a healthy node).";
   } else {
     v = "No findings: no root cause, no symptom and no error-level signature hit in this bundle.";
   }
-  v += fault_note;
-  if (r.status != "complete")
-    v += " (bundle load " + r.status + ": the database may be incomplete)";
-  return v;
+  const std::string inc = completeness_note(r);
+  return inc.empty() ? v : inc + " " + v;
+}
+
+std::string nothing_recognised(const Report& r) {
+  std::string kinds;
+  for (const auto& [k, n] : r.unrecognised_kinds)
+    kinds += (kinds.empty() ? "" : ", ") + k + " (" + std::to_string(n) + ")";
+  return "nothing recognised: " + std::to_string(r.files) + " file" + (r.files == 1 ? "" : "s") +
+         " of kinds " + (kinds.empty() ? "unknown" : kinds);
 }
 
 const std::vector<std::string>& version_fact_names() {

@@ -29,6 +29,14 @@ class Stmt {
     sqlite3_bind_int64(st_, i, v);
     return *this;
   }
+  Stmt& text(int i, const std::string& v) {
+    sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  void reset() {
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+  }
   bool step() {
     const int rc = sqlite3_step(st_);
     if (rc == SQLITE_ROW) return true;
@@ -57,6 +65,10 @@ struct EvidenceR {
   std::string file, text, signature, fact;
   int64_t line = 0;
   std::optional<int64_t> time_ns;
+  std::string quality;  // time_quality of the event the line is (docs/clock.md); "" = not found
+  bool nozone = false;  // a year-inferred host-local time of a host whose zone is assumed
+  // the quality times are rendered by: "assumed_utc" when the zone is unknown (shared.hpp)
+  std::string shown_quality() const { return nozone ? "assumed_utc" : quality; }
 };
 
 // Evidence grouped for reading: repeated lines of one signature (or statements of one fact value)
@@ -92,6 +104,7 @@ struct FindingR {
   std::string id, kind, severity, host, title, summary, explained_by;
   std::optional<FaultR> fault;
   std::optional<int64_t> first_time_ns;
+  std::string first_quality;  // time_quality of the evidence line at first_time_ns
   double confidence = 0;
   int rank = 0;
   std::vector<std::string> explains, remediation, missing;
@@ -103,6 +116,8 @@ struct TimelineR {
   std::string quality, host, file, kind, text, signature, finding, role;
   int64_t line = 0;
   int ord = 0;
+  bool nozone = false;  // as EvidenceR::nozone
+  std::string shown_quality() const { return nozone ? "assumed_utc" : quality; }
 };
 
 struct FactR {
@@ -118,6 +133,7 @@ struct MemberIssue {
   std::string path, kind;
   bool truncated = false;
   int64_t long_lines = 0, malformed_lines = 0;
+  int64_t lines = 0;  // lines read (a truncated member: where it was cut)
 };
 
 // Error-level signature hits that no finding cites (never hidden: they are what a future
@@ -126,6 +142,7 @@ struct Unclassified {
   std::string signature, host, file;
   int64_t count = 0, line = 0;
   std::optional<int64_t> time_ns;  // of the earliest hit
+  std::string quality;             // its time_quality
 };
 
 struct Report {
@@ -133,6 +150,10 @@ struct Report {
   std::string path, name, sha256, status;
   std::string rules_digest;  // of the rules the analysis used ("" = not recorded: older database)
   int64_t files = 0, bytes = 0;
+  // members of a recognised kind (not the "text"/"binary" fallbacks), and the fallback kinds
+  // with their counts (docs/report.md "Completeness")
+  int64_t recognised = 0;
+  std::vector<std::pair<std::string, int64_t>> unrecognised_kinds;
   std::vector<std::string> hosts;
   std::vector<FindingR> findings;  // rank order
   std::vector<TimelineR> timeline;

@@ -5,6 +5,7 @@
 #include "faultline/core/text.hpp"
 #include "faultline/correlate/fleet.hpp"
 #include "render.hpp"
+#include "shared.hpp"
 
 namespace faultline::report {
 
@@ -41,6 +42,7 @@ std::string render_job(sqlite3* db, int64_t bundle_id, const detail::Report& r, 
       auto j = nlohmann::ordered_json::parse(detail::render_json(r));
       auto fl = detail::fleet_json(db, {bundle_id});
       j["first_failure"] = fl["first_failure"];
+      j["summary"] = detail::render_summary_md(r, detail::fleet_verdict(db, {bundle_id}));
       j["fleet"] = std::move(fl);
       return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
@@ -123,6 +125,28 @@ std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Fo
                          RenderNotes* notes) {
   if (timeline_format(f)) return render_timeline(db, bundle_ids, f, notes);
   return text::terminal_safe(render_fleet_raw(db, bundle_ids, f));
+}
+
+std::string render_bundle_summary(sqlite3* db, int64_t bundle_id) {
+  const detail::Report r = detail::load(db, bundle_id);
+  const bool job =
+      correlate::job_bundle(db, bundle_id) && correlate::load_fleet(db, {bundle_id}).has_value();
+  return text::terminal_safe(
+      detail::render_summary_md(r, job ? detail::fleet_verdict(db, {bundle_id}) : std::string()));
+}
+
+std::string incomplete_load(sqlite3* db, int64_t bundle_id) {
+  return detail::completeness_note(detail::load(db, bundle_id));
+}
+
+std::string nothing_recognised(sqlite3* db, int64_t bundle_id) {
+  const detail::Report r = detail::load(db, bundle_id);
+  if (r.recognised > 0 || r.files == 0 || !r.findings.empty() || !r.unclassified.empty()) return {};
+  return detail::nothing_recognised(r);
+}
+
+std::string render_fleet_summary(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
+  return text::terminal_safe(detail::render_fleet_summary_md(db, bundle_ids));
 }
 
 }  // namespace faultline::report

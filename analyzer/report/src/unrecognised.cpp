@@ -166,7 +166,7 @@ bool mine(sqlite3* db, int64_t bundle_id, bool ordered, int64_t limit,
   const std::string sql =
       std::string(
           "SELECT e.host, e.time_ns, e.text, COALESCE(m.path, ''), "
-          "COALESCE(m.kind, ''), e.line, e.id FROM events e LEFT JOIN "
+          "COALESCE(m.kind, ''), e.line, e.id, e.time_quality FROM events e LEFT JOIN "
           "members m ON m.id = e.member_id WHERE e.bundle_id = ? AND "
           "e.sev_rank >= 4 AND NOT EXISTS (SELECT 1 FROM hits h WHERE "
           "h.event_id = e.id)") +
@@ -204,8 +204,14 @@ bool mine(sqlite3* db, int64_t bundle_id, bool ordered, int64_t limit,
     const std::string host = st.str(0);
     if (std::find(u.hosts.begin(), u.hosts.end(), host) == u.hosts.end()) u.hosts.push_back(host);
     if (tns) {
-      if (!u.first_ns || *tns < *u.first_ns) u.first_ns = tns;
-      if (!u.last_ns || *tns > *u.last_ns) u.last_ns = tns;
+      if (!u.first_ns || *tns < *u.first_ns) {
+        u.first_ns = tns;
+        u.first_quality = st.str(7);
+      }
+      if (!u.last_ns || *tns > *u.last_ns) {
+        u.last_ns = tns;
+        u.last_quality = st.str(7);
+      }
     }
     auto& ex = mi.earliest;
     if (ex.size() < 3 || key < ex.back().first) {

@@ -29,6 +29,17 @@ struct RenderNotes {
 std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes = nullptr);
 std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f,
                          RenderNotes* notes = nullptr);
+// The ticket view (`--summary`, docs/report.md "Summary"): markdown of at most 60 lines and
+// 6,000 characters whose verdict is the full report's (a job's bundle: the fleet's first failure
+// first). Also the `summary` field of the json report.
+std::string render_bundle_summary(sqlite3* db, int64_t bundle_id);
+std::string render_fleet_summary(sqlite3* db, const std::vector<int64_t>& bundle_ids);
+// Completeness of a bundle's load (docs/report.md "Completeness"): "" when nothing was lost, else
+// the sentence that opens its verdict (`--fail-on incomplete`).
+std::string incomplete_load(sqlite3* db, int64_t bundle_id);
+// "" unless no file of the bundle was of a recognised kind and nothing matched a signature; then
+// "nothing recognised: N files of kinds text (n), binary (m)" (analyze exits 3).
+std::string nothing_recognised(sqlite3* db, int64_t bundle_id);
 
 // Unrecognised errors (docs/faults.md): error-level lines (error, critical) that no signature
 // recognises, grouped by their template (mask_line: numbers, times, hex, ids, addresses and paths
@@ -45,6 +56,7 @@ struct UnknownTemplate {
   int64_t count = 0;
   std::vector<std::string> hosts;  // sorted
   std::optional<int64_t> first_ns, last_ns;
+  std::string first_quality, last_quality;  // time_quality of those (docs/clock.md)
   double concentration = 0;  // lines per host and per minute of its time range (>= 1 minute)
   std::vector<UnknownExample> examples;  // the first 3 lines
 };
