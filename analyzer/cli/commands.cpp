@@ -23,6 +23,7 @@
 #include "faultline/core/text.hpp"
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/report/report.hpp"
+#include "faultline/store/lock.hpp"
 #include "faultline/store/store.hpp"
 #include "faultline/tag/tag.hpp"
 
@@ -99,8 +100,9 @@ void check_summary(bool summary, report::Format f) {
 }
 
 constexpr const char* kFormatHelp =
-    "Output format: md (default), json, html: the report; jsonl, csv: the timeline, one event a "
-    "line, for Timesketch or a spreadsheet (docs/timeline-export.md)";
+    "Output format: md (default), json, html, jsonl, csv. md, json and html are the report; "
+    "jsonl and csv the timeline, one event a line, for Timesketch or a spreadsheet "
+    "(docs/timeline-export.md)";
 
 // The jsonl export leaves out the events without a usable time (Timesketch needs one): say how
 // many, and where they are.
@@ -146,7 +148,13 @@ DbKind probe_db(const fs::path& p, std::string* why) {
     return DbKind::unreadable;
   }
   sqlite3* h = nullptr;
-  if (sqlite3_open_v2(p.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  // A hot rollback journal beside it (a run of a faultline before issue 36, killed while loading
+  // a new file) is rolled back by the first read, which a read-only connection cannot do
+  // ("attempt to write a readonly database"): then the probe opens it for writing, as SQLite's
+  // own recovery needs. Nothing else is written.
+  const bool hot = fs::exists(p.string() + "-journal", ec) && ::access(p.c_str(), W_OK) == 0;
+  if (sqlite3_open_v2(p.c_str(), &h, hot ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, nullptr) !=
+      SQLITE_OK) {
     *why = h ? sqlite3_errmsg(h) : "cannot be opened";
     sqlite3_close(h);
     return DbKind::unreadable;
@@ -158,7 +166,7 @@ DbKind probe_db(const fs::path& p, std::string* why) {
   if (rc == SQLITE_NOTADB) {
     kind = DbKind::not_sqlite;
   } else if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
-    // another run is writing it right now (this probe runs before the DB.lock is taken): the
+    // another run is writing it right now (this probe runs before the lock is taken): the
     // lock decides, and names that run
     kind = DbKind::faultline;
   } else if (rc != SQLITE_OK) {
@@ -262,67 +270,8 @@ app::Options app_options(const CommonOptions& c) {
   return o;
 }
 
-// A database file that is removed at the end unless the user asked to keep it (--db).
-// One writer per database (issue 18): `DB.lock` beside it, held with flock for the run and
-// holding the writer's pid. A second `analyze`/`fleet --db DB` exits 2 with "database in use by
-// another faultline run (pid N)" instead of failing half-way on a constraint. The file is removed
-// at the end; a lock file whose inode changed while it was taken (removed by the ending holder)
-// is taken again.
-class DbLock {
- public:
-  explicit DbLock(const fs::path& db) : path_(db.string() + ".lock") {
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-      if (fd_ < 0)
-        throw std::runtime_error(
-            path_ + ": cannot create the lock file of the database: " + std::strerror(errno));
-      if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-        const int e = errno;
-        // the holder writes its pid right after taking the lock: a run that comes in between
-        // reads an empty file, so it waits a moment (at most ~0.2 s) for the pid to appear
-        std::string pid;
-        for (int wait = 0; wait < 200 && pid.empty(); ++wait) {
-          if (wait > 0) ::usleep(1000);
-          char buf[32] = {};
-          const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
-          for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pid += buf[i];
-          if (n < 0) break;
-        }
-        ::close(fd_);
-        fd_ = -1;
-        if (e != EWOULDBLOCK)
-          throw std::runtime_error(path_ + ": cannot lock the database: " + std::strerror(e));
-        throw std::runtime_error(db.string() + ": database in use by another faultline run" +
-                                 (pid.empty() ? std::string() : " (pid " + pid + ")"));
-      }
-      struct stat held {
-      }, now{};
-      if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &now) == 0 &&
-          held.st_ino == now.st_ino && held.st_dev == now.st_dev) {
-        const std::string me = std::to_string(::getpid()) + "\n";
-        if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, me.data(), me.size(), 0) < 0) {
-          // the pid is only for the message of another run
-        }
-        return;
-      }
-      ::close(fd_);  // removed by the run that held it: take the new one
-      fd_ = -1;
-    }
-    throw std::runtime_error(path_ + ": the lock file of the database keeps changing");
-  }
-  ~DbLock() {
-    if (fd_ < 0) return;
-    ::unlink(path_.c_str());
-    ::close(fd_);
-  }
-  DbLock(const DbLock&) = delete;
-  DbLock& operator=(const DbLock&) = delete;
-
- private:
-  std::string path_;
-  int fd_ = -1;
-};
-
+// A database file that is removed at the end unless the user asked to keep it (--db). One writer
+// per kept database: store::WriterLock (an flock on the file itself; nothing left beside it).
 class DbFile {
  public:
   explicit DbFile(const std::string& keep) {
@@ -336,7 +285,7 @@ class DbFile {
       if (!parent.empty() && !fs::is_directory(parent, ec))
         throw UsageError("--db: " + keep + ": the directory " + parent.string() +
                          " does not exist");
-      lock_ = std::make_unique<DbLock>(path_);
+      lock_ = std::make_unique<store::WriterLock>(path_);
       check_output_db(keep);
       return;
     }
@@ -369,14 +318,80 @@ class DbFile {
  private:
   fs::path path_;
   bool temp_ = false;
-  std::unique_ptr<DbLock> lock_;
+  std::unique_ptr<store::WriterLock> lock_;
+};
+
+// `analyze -`: the bundle piped into standard input (`ssh node 'tar -C /var/log -cf - npu' |
+// faultline analyze -`, `kubectl exec ... tar`), spooled into a temporary file first: zip and 7z
+// are read from their end, and the bundle's sha256 is of the whole stream. At most max_bytes
+// (--max-total-size) are taken; the file and its directory are removed at the end.
+class StdinBundle {
+ public:
+  explicit StdinBundle(uint64_t max_bytes) {
+    if (::isatty(STDIN_FILENO) != 0)
+      throw UsageError(
+          "-: standard input is a terminal; pipe a bundle into it, e.g. ssh node 'tar -C "
+          "/var/log -cf - npu' | faultline analyze -");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/faultline-stdin-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (::mkdtemp(buf.data()) == nullptr)
+      throw std::runtime_error("cannot create a temporary directory in " + tmpl);
+    dir_ = buf.data();
+    path_ = dir_ / "stdin";
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) throw std::runtime_error(path_.string() + ": " + std::strerror(errno));
+    std::vector<char> block(1U << 20);
+    uint64_t total = 0;
+    std::string error;
+    for (;;) {
+      const ssize_t n = ::read(STDIN_FILENO, block.data(), block.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error = std::string("read error on standard input: ") + std::strerror(errno);
+        break;
+      }
+      if (n == 0) break;
+      total += static_cast<uint64_t>(n);
+      if (total > max_bytes) {
+        error = "standard input holds more than " + std::to_string(max_bytes) +
+                " bytes (--max-total-size); save the bundle to a file first";
+        break;
+      }
+      for (ssize_t off = 0; off < n;) {
+        const ssize_t w = ::write(fd, block.data() + off, static_cast<size_t>(n - off));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+          error = path_.string() + ": " + std::strerror(errno);
+          break;
+        }
+        off += w;
+      }
+      if (!error.empty()) break;
+    }
+    ::close(fd);
+    if (!error.empty()) throw InputError("-: " + error);
+  }
+  ~StdinBundle() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  StdinBundle(const StdinBundle&) = delete;
+  StdinBundle& operator=(const StdinBundle&) = delete;
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path dir_, path_;
 };
 
 }  // namespace
 
 void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
   cmd.add_option("BUNDLE", a.bundle,
-                 "The bundle: a directory, tar, tar.gz/xz/zst, zip, or a single (compressed) log")
+                 "The bundle: a directory, tar, tar.gz/xz/zst, zip, or a single (compressed) log; "
+                 "- reads it from standard input (e.g. ssh node 'tar -C /var/log -cf - npu' | "
+                 "faultline analyze -)")
       ->required();
   cmd.add_option("--db", a.db, "Keep the analysis in this SQLite file (default: a temporary file)");
   cmd.add_option("--format", a.format, kFormatHelp);
@@ -513,11 +528,21 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
       std::min<uint64_t>(parse_size(a.max_line_length, "--max-line-length"), 1ULL << 30));
   o.small_member_bytes = parse_size(a.small_member_size, "--small-file-size");
 
+  std::unique_ptr<StdinBundle> piped;
+  if (a.bundle == "-") piped = std::make_unique<StdinBundle>(o.limits.max_total_bytes);
   DbFile dbf(a.db);
   auto db = store::Db::open(dbf.path(), dbf.durability());
-  const app::Outcome out = app::analyze(*db, a.bundle, o);
+  const app::Outcome out = app::analyze(*db, piped ? piped->path() : fs::path(a.bundle), o);
+  if (piped && out.exit_code == 0)  // reports name the stream, not the spool file
+    db->exec("UPDATE bundles SET path='-', name='stdin' WHERE id=" + std::to_string(out.bundle_id));
   if (out.exit_code != 0) {
-    std::cerr << "faultline: " << out.error << "\n";
+    std::string error = out.error;
+    if (piped) {  // the spool file is ours: the user gave "-"
+      const std::string spool = piped->path().string();
+      for (size_t at = error.find(spool); at != std::string::npos; at = error.find(spool, at + 1))
+        error.replace(at, spool.size(), "-");
+    }
+    std::cerr << "faultline: " << error << "\n";
     return out.exit_code;
   }
   if (out.ingest.warnings > 0 && !a.quiet)
@@ -555,7 +580,10 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   std::vector<fs::path> inputs;
   for (const auto& i : a.inputs) {
     std::error_code ec;
-    if (!fs::exists(i, ec)) throw UsageError(i + ": no such file or directory");
+    if (!fs::exists(i, ec)) {  // input unreadable: 3, as for analyze (README's exit codes)
+      std::cerr << "faultline: " << i << ": no such file or directory\n";
+      return 3;
+    }
     inputs.emplace_back(i);
   }
   // per-node databases (docs/scale-out.md) or node bundles; the output database is no input
@@ -649,7 +677,7 @@ int run_report(const ReportArgs& a) {
       problem = "a SQLite database not written by faultline (no bundles table)";
       break;
     case DbKind::empty:
-      problem = "an empty database: no analysis in it";
+      problem = "an empty database: no complete analysis in it";
       break;
     case DbKind::faultline:
       break;

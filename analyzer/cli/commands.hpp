@@ -19,6 +19,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Input unreadable (exit 3), found by the command line itself (e.g. `analyze -`: stdin failed).
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct CommonOptions {
   std::vector<std::string> rule_dirs;
   std::string cache_dir;

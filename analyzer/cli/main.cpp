@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "faultline/core/text.hpp"
@@ -58,6 +60,42 @@ class TerminalSafeErr : public std::streambuf {
   std::streambuf* old_;
   std::string line_;
 };
+
+// Edit distance (insertions, deletions, substitutions) of two short words.
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// `faultline frobnicate`: CLI11 says only "A subcommand is required". The word is named, with
+// the closest command when one is near (a typo), or a prefix of one.
+std::string unknown_command(const CLI::App& app, const std::string& word) {
+  std::string best, all;
+  size_t best_d = 0;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    const std::string& name = sub->get_name();
+    all += (all.empty() ? "" : ", ") + name;
+    const size_t d = name.rfind(word, 0) == 0 ? 0 : distance(word, name);
+    if (best.empty() || d < best_d) {
+      best = name;
+      best_d = d;
+    }
+  }
+  std::string msg = "faultline: unknown command '" + word + "'";
+  if (!best.empty() && best_d <= std::max<size_t>(2, word.size() / 3))
+    msg += "; did you mean '" + best + "'?";
+  return msg + " (commands: " + all + "; faultline --help)";
+}
 
 }  // namespace
 
@@ -133,6 +171,27 @@ int main(int argc, char** argv) {
       "  curl --data-binary @node07.tar.zst "
       "'http://127.0.0.1:8080/api/bundles?name=node07.tar.zst'");
 
+  // Every message starts with "faultline:" (CLI11's own: "BUNDLE is required"), naming the
+  // subcommand it is about.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string where;
+    for (const CLI::App* p = a; p != nullptr;) {  // the subcommands parsed, outermost first
+      const auto subs = p->get_subcommands();
+      p = subs.empty() ? nullptr : subs.front();
+      if (p != nullptr) where += p->get_name() + ": ";
+    }
+    return "faultline: " + where + e.what() + "\nRun with --help for more information.\n";
+  });
+  if (argc > 1 && argv[1][0] != '-' && argv[1][0] != '\0') {
+    const std::string word = argv[1];
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      known = known || sub->check_name(word);
+    if (!known) {
+      std::cerr << unknown_command(app, word) << "\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -149,6 +208,9 @@ int main(int argc, char** argv) {
   } catch (const fl::cli::UsageError& e) {
     std::cerr << "faultline: " << e.what() << "\n";
     return 2;
+  } catch (const fl::cli::InputError& e) {
+    std::cerr << "faultline: " << e.what() << "\n";
+    return 3;
   } catch (const std::bad_alloc&) {
     // an input that needs more memory than this process may use (ulimit -v, serve's
     // --analysis-memory): the input cannot be analysed here

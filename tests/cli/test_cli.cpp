@@ -267,9 +267,10 @@ TEST_CASE("fleet and rules: wrong input", "[cli]") {
     CHECK(contains(r.err, "skipped " + (d / "job42" / "node02.tar.gz").string()));
     check_clean(r);
   }
-  SECTION("fleet over a missing input") {
+  SECTION("fleet over a missing input: 3, as analyze (issue 36)") {
     const Run r = run_faultline(t, "fleet --no-cache " + q(d / "job42"));
-    CHECK(r.code == 2);
+    CHECK(r.code == 3);
+    CHECK(contains(r.err, "faultline: " + (d / "job42").string()));
     CHECK(contains(r.err, (d / "job42").string() + ": no such file or directory"));
     check_clean(r);
   }
@@ -347,23 +348,25 @@ TEST_CASE("two writers on one database: the second says who holds it, exit 2 (is
   const fs::path db = d / "case.db";
 
   SECTION("a run holding the database: the other exits 2 at once with its pid") {
-    // hold the lock as a running `analyze --db` does (case.db.lock, flock, the pid inside)
-    const int fd = ::open((db.string() + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    // hold the lock as a running `analyze --db` does (issue 36: an flock on case.db itself)
+    const int fd = ::open(db.c_str(), O_RDWR | O_CREAT, 0644);
     REQUIRE(fd >= 0);
     REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
     const std::string pid = std::to_string(::getpid());
-    REQUIRE(::write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size()));
     const Run r = run_faultline(t, "analyze -q " + q(d / "node07") + " --db " + q(db) + cache);
     ::close(fd);
     CHECK(r.code == 2);
     CHECK(contains(r.err,
                    db.string() + ": database in use by another faultline run (pid " + pid + ")"));
     check_clean(r);
-    // released: the next run writes, and leaves no lock file behind
-    fs::remove(db.string() + ".lock");
+    // released: the next run writes, and leaves nothing beside the database
     const Run ok = run_faultline(t, "analyze -q " + q(d / "node07") + " --db " + q(db) + cache);
     CHECK(ok.code == 0);
-    CHECK_FALSE(fs::exists(db.string() + ".lock"));
+    std::vector<std::string> beside;
+    for (const auto& e : fs::directory_iterator(d))
+      if (e.path().filename().string().rfind("case.db", 0) == 0)
+        beside.push_back(e.path().filename().string());
+    CHECK(beside == std::vector<std::string>{"case.db"});
   }
   SECTION("two runs at once: each ends done or with the message, never half-way") {
     const std::string cmd = "'" FAULTLINE_BINARY "' analyze -q " + q(d / "node07") + " --db " +
@@ -380,5 +383,64 @@ TEST_CASE("two writers on one database: the second says who holds it, exit 2 (is
       if (rc == "2\n") CHECK(contains(err, "database in use by another faultline run (pid "));
       CHECK_FALSE(contains(err, "FOREIGN KEY"));
     }
+  }
+}
+
+TEST_CASE("command line edges (issue 36)", "[cli]") {
+  TempDir t;
+  const fs::path d = t.path();
+  const std::string cache =
+      " --cache-dir " + q(fs::temp_directory_path() / "faultline-cli-test-cache");
+
+  SECTION("an unknown command is named, with the closest one") {
+    const Run r = run_faultline(t, "frobnicate");
+    CHECK(r.code == 2);
+    CHECK(contains(r.err, "faultline: unknown command 'frobnicate'"));
+    CHECK(contains(r.err, "analyze, fleet, report, rules, serve"));
+    const Run typo = run_faultline(t, "analyse node07.tar.zst");
+    CHECK(typo.code == 2);
+    CHECK(contains(typo.err, "faultline: unknown command 'analyse'; did you mean 'analyze'?"));
+    const Run prefix = run_faultline(t, "rep --db x.db");
+    CHECK(contains(prefix.err, "did you mean 'report'?"));
+    check_clean(typo);
+  }
+  SECTION("every message starts with faultline:, CLI11's own included") {
+    for (const std::string& args :
+         {std::string("analyze"), std::string("analyze --format pdf x"), std::string("report"),
+          std::string("fleet --jobs many x"), std::string("--frob")}) {
+      INFO(args);
+      const Run r = run_faultline(t, args);
+      CHECK(r.code == 2);
+      CHECK(r.err.rfind("faultline: ", 0) == 0);
+    }
+    const Run r = run_faultline(t, "analyze");
+    CHECK(contains(r.err, "faultline: analyze: BUNDLE is required"));
+  }
+  SECTION("analyze - reads the bundle from standard input (a tar stream from ssh or kubectl)") {
+    write(d / "node07/var/log/syslog", kSyslog);
+    const fs::path db = d / "piped.db";
+    const Run r = run_faultline(t, "analyze - --db " + q(db) + " --format json -q" + cache,
+                                "tar -C " + q(d / "node07") + " -cf - var | ");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    REQUIRE(sqlite3_prepare_v2(h,
+                               "SELECT b.path, b.name, m.path FROM bundles b JOIN members m "
+                               "ON m.bundle_id=b.id",
+                               -1, &s, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) == "-");
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 1))) == "stdin");
+    CHECK(std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 2))) ==
+          "var/log/syslog");
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    // an empty stream is an unreadable input (3), named as "-"
+    const Run empty = run_faultline(t, "analyze - -q" + cache, ": | ");
+    CHECK(empty.code == 3);
+    CHECK(contains(empty.err, "faultline: -"));
+    CHECK_FALSE(contains(empty.err, "faultline-stdin-"));
   }
 }

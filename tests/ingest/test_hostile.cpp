@@ -127,7 +127,9 @@ TEST_CASE("ratio bomb: 8 GiB of zeros in a tar.zst stops at the ratio limit, mem
     INFO(c.dump());
     CHECK(r.status == Status::ok);
     CHECK(c.count("ratio") == 1);
-    REQUIRE(c.members.size() == 2);  // syslog, then the cut vmcore; the plog after it is lost
+    // syslog, then the cut vmcore; the plog after it is lost: skipping the rest of 8 GiB would
+    // decompress more than max_skip_bytes (4 GiB)
+    REQUIRE(c.members.size() == 2);
     CHECK(c.members[0].info.path == "dfx/log/host/message/syslog");
     CHECK_FALSE(c.members[0].truncated);
     CHECK(c.members[1].info.path == "dfx/log/device/vmcore");
@@ -721,4 +723,91 @@ TEST_CASE("the ratio limit holds in every container format (issue 18)") {
       CHECK(m->bytes < (8U << 20));  // cut soon after the grace, far from 32 MiB
     }
   }
+}
+
+// --- issue 36: a member cut by the ratio does not end the walk of its container ---------------
+
+TEST_CASE("a ratio bomb member is cut and the members after it are still read (issue 36)") {
+  // The issue's zip: a deflated member of zeros far above max_ratio, then a small plog. With the
+  // grace lowered to 1 MiB, 48 MiB of zeros (deflate ~1,030:1; xz, zstd, 7z's LZMA far more) are
+  // a bomb in every format and build in a fraction of a second.
+  Limits lim;
+  lim.ratio_grace_bytes = 1U << 20;
+  const std::string plog_path = "dfx/log/host/cann/run/plog/plog-155320_20250508095608125.log";
+  struct Case {
+    const char* name;
+    std::string data;
+  };
+  static const std::vector<Case> cases = [&] {
+    const std::vector<Entry> bomb_first = {
+        {"dfx/log/device/vmcore", std::string(48U << 20, '\0'), Entry::file, {}},
+        {plog_path, kPlog, Entry::file, {}},
+        {"var/log/syslog", kSyslog, Entry::file, {}}};
+    std::vector<Case> v;
+    v.push_back({"node.zip", make(bomb_first, Format::zip)});
+    v.push_back({"node.7z", make(bomb_first, Format::sevenzip)});
+    v.push_back({"node.tar.gz", make(bomb_first, Format::pax, Filter::gzip)});
+    v.push_back({"node.tar.zst", make(bomb_first, Format::pax, Filter::zstd)});
+    v.push_back({"node.tar.xz", make(bomb_first, Format::pax, Filter::xz)});
+    v.push_back({"fleet.tar", make({{"nodes/node.zip", v[0].data, Entry::file, {}},
+                                    {"after.log", kSyslog, Entry::file, {}}},
+                                   Format::pax)});
+    return v;
+  }();
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      Budgeted v(1ULL << 30, 30);
+      const Result r = walk_memory(c.data, c.name, lim, v);
+      INFO(c.name << ": " << v.bytes << " bytes");
+      for (const auto& w : v.warnings) INFO(w.member << ": " << w.message);
+      CHECK(r.status == Status::ok);
+      REQUIRE(v.count("ratio") == 1);
+      // the warning names the cut member and says that reading went on
+      CHECK(v.count("ratio", "'dfx/log/device/vmcore") +
+                v.count("ratio", "!/dfx/log/device/vmcore") ==
+            1);
+      CHECK(v.count("ratio", "reading goes on with the next member") == 1);
+      const std::string prefix = std::string(c.name) == "fleet.tar" ? "nodes/node.zip!/" : "";
+      const Got* bomb = v.find(prefix + "dfx/log/device/vmcore");
+      REQUIRE(bomb != nullptr);
+      CHECK(bomb->truncated);
+      CHECK(bomb->bytes < (8U << 20));  // cut soon after the grace, far from 48 MiB
+      // the members after the bomb are read whole
+      const Got* plog = v.find(prefix + plog_path);
+      REQUIRE(plog != nullptr);
+      CHECK(plog->data == kPlog);
+      CHECK_FALSE(plog->truncated);
+      const Got* syslog = v.find(prefix + "var/log/syslog");
+      REQUIRE(syslog != nullptr);
+      CHECK(syslog->data == kSyslog);
+      if (prefix.empty())
+        CHECK(v.members.size() == 3);
+      else
+        CHECK(v.find("after.log") != nullptr);
+    }
+  }
+}
+
+TEST_CASE("skipping the rest of cut members is bounded: past max_skip_bytes the archive stops") {
+  // Two bombs in a tar.gz: skipping the rest of each decompresses it (a gzip stream has no index).
+  // With max_skip_bytes below what the first one's rest costs, the archive stops there, as before
+  // issue 36, and the warning says why.
+  Limits lim;
+  lim.ratio_grace_bytes = 1U << 20;
+  lim.max_skip_bytes = 16U << 20;
+  const std::string tgz =
+      make({{"dfx/log/device/vmcore", std::string(48U << 20, '\0'), Entry::file, {}},
+            {"var/log/syslog", kSyslog, Entry::file, {}}},
+           Format::pax, Filter::gzip);
+  Budgeted v(1ULL << 30, 30);
+  const Result r = walk_memory(tgz, "node.tar.gz", lim, v);
+  for (const auto& w : v.warnings) INFO(w.member << ": " << w.message);
+  CHECK(r.status == Status::ok);
+  CHECK(v.count("ratio", "is cut and the rest of the archive is not read") == 1);
+  CHECK(v.find("var/log/syslog") == nullptr);
+  // within the budget, the same archive is read to its end
+  lim.max_skip_bytes = 64U << 20;
+  Budgeted all(1ULL << 30, 30);
+  CHECK(walk_memory(tgz, "node.tar.gz", lim, all).status == Status::ok);
+  CHECK(all.find("var/log/syslog") != nullptr);
 }

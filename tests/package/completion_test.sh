@@ -40,9 +40,21 @@ has coverage faultline rules ""
 has --samples faultline rules coverage --
 # a word after an option's value is not taken for a subcommand
 has --top faultline rules suggest --db x.db --t
-# the value of --format is offered from the help of this very binary
-for f in $("$bin" analyze --help | sed -n 's/.*--format TEXT *Report format: *//p' | tr -d '()' | sed 's/default//g' | tr ',' ' '); do
-  has "$f" faultline analyze --format ""
+# the value of --format is offered from the help of this very binary: every value (issue 36:
+# jsonl and csv were missing), for every command that has --format
+formats=$("$bin" analyze --help | tr '\n' ' ' | sed -n 's/.*--format TEXT *Output format: *\([^.]*\)\..*/\1/p' | sed 's/(default)//g' | tr ',' ' ')
+[ "$(echo $formats)" = "md json html jsonl csv" ] || fail "the --format values in analyze --help: '$formats'"
+for cmd in analyze fleet report; do
+  for f in $formats; do
+    if [ "$cmd" = report ]; then has "$f" faultline report --db x.db --format ""; else has "$f" faultline "$cmd" --format ""; fi
+  done
+done
+# every option of every subcommand, as its --help lists it
+for cmd in analyze fleet report serve; do
+  for o in $("$bin" "$cmd" --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    [ "$o" = --help ] && continue
+    has "$o" faultline "$cmd" --
+  done
 done
 # the collector's
 bash -c '. "$1"; COMP_WORDS=(faultline-collect --s); COMP_CWORD=1; _faultline_collect; printf "%s\n" "${COMPREPLY[@]}"' \

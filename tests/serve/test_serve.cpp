@@ -978,6 +978,11 @@ TEST_CASE("the analysis process gets the server's rules, cache and limits", "[se
   CHECK(sqlite3_column_int(s, 0) == 1);  // --rules reached the child
   sqlite3_finalize(s);
   sqlite3_close(h);
+  // issue 36: the child's writer lock leaves nothing beside the finished database
+  std::set<std::string> left;
+  for (const auto& e : fs::directory_iterator(data / "analyses" / id))
+    left.insert(e.path().filename().string());
+  CHECK(left == std::set<std::string>{"analysis.db", "upload"});
   // the cache directory of the server, not the child's default
   bool cached = false;
   for (const auto& e : fs::directory_iterator(cfg.analyze.cache_dir))

@@ -1,9 +1,14 @@
 // store: schema version, bulk load, replacement on re-analysis, incomplete runs stay visible.
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 
+#include "faultline/store/lock.hpp"
 #include "faultline/store/store.hpp"
 
 using namespace faultline;
@@ -143,22 +148,57 @@ TEST_CASE("analysing the same bundle again replaces its rows") {
               "name='idx_events_bundle_time'") == 1);
 }
 
-TEST_CASE("a database the run creates is loaded with a rollback journal, then left in WAL mode") {
-  // a new file has no reader and no page to journal: its load writes each page once (WAL would
-  // write it twice: the log, then the checkpoint)
+TEST_CASE("a database the run creates is in WAL mode from its first statement (issue 36)") {
   const TempDb p("journal");
   {
     auto db = store::Db::open(p);
-    CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "delete");
+    CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "wal");
     const int64_t b = load(*db, std::string(64, 'a'));
     db->mark_complete(b);
     CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "wal");
   }
-  // an existing database is opened in WAL mode (readers beside a writer: serve)
   auto db = store::Db::open(p);
   CHECK(text_of(db->handle(), "PRAGMA journal_mode") == "wal");
   CHECK(count(db->handle(), "SELECT count(*) FROM events") == 1);
   CHECK(count(db->handle(), "SELECT count(*) FROM sqlite_master WHERE type='index'") >= 13);
+}
+
+TEST_CASE("a load of a new file killed before its commit leaves a file read-only readers open") {
+  // Issue 36: a new file was loaded with a rollback journal; SIGKILL in the load left a hot
+  // journal, and every read-only opener (the rerun's probe, report, Python's sqlite3) failed with
+  // "attempt to write a readonly database". The child spills pages of its uncommitted load into
+  // the file (more than SQLite's page cache), then is killed.
+  const TempDb p("killed");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto db = store::Db::open(p);
+    const int64_t b = db->begin_bundle({"/data/k.tar", "k.tar", "{}"});
+    store::MemberRow m;
+    m.path = "var/log/syslog";
+    m.kind = "syslog";
+    const int64_t mem = db->add_member(b, m);
+    std::string big(8U << 20, '\0');
+    for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + (i * 7919 % 26));
+    db->add_member_text(mem, big, "plain");
+    ::raise(SIGKILL);
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK_FALSE(fs::exists(p.string() + "-journal"));
+  sqlite3* ro = nullptr;
+  REQUIRE(sqlite3_open_v2(p.string().c_str(), &ro, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  CHECK(count(ro, "SELECT count(*) FROM bundles") == 0);  // the load never committed
+  CHECK(text_of(ro, "PRAGMA integrity_check") == "ok");
+  sqlite3_close(ro);
+  // and the rerun loads into it
+  auto db = store::Db::open(p);
+  const int64_t b = load(*db, std::string(64, 'k'));
+  db->mark_complete(b);
+  CHECK(store::bundle_ids(db->handle(), false).size() == 1);
+  CHECK(text_of(db->handle(), "PRAGMA integrity_check") == "ok");
 }
 
 TEST_CASE("an analysis that did not reach the end is not reported as complete") {
@@ -272,4 +312,55 @@ TEST_CASE("text values are bounded at 16 MiB whatever SQLite accepts") {
         std::string(kCutMarker).substr(std::string(kCutMarker).size() - 20));
   CHECK(count(db->handle(), "SELECT count(*) FROM warnings WHERE message LIKE '[store-cut]%'") ==
         1);
+}
+
+TEST_CASE(
+    "the writer lock is an flock on the database file: nothing is left beside it (issue 36)") {
+  const TempDb p("lock");
+  const std::string legacy = p.string() + ".lock";
+  {
+    // a DB.lock of an older faultline killed during its run: removed once nobody holds it
+    std::FILE* f = std::fopen(legacy.c_str(), "w");
+    REQUIRE(f != nullptr);
+    std::fclose(f);
+  }
+  {
+    store::WriterLock lock(p);
+    CHECK(fs::exists(p.path));  // created empty: SQLite takes it as a new database
+    CHECK_FALSE(fs::exists(legacy));
+    // a second writer is refused and told who holds it
+    try {
+      store::WriterLock second(p);
+      FAIL("a second lock was taken");
+    } catch (const store::LockBusy& e) {
+      CHECK(std::string(e.what()).find("database in use by another faultline run (pid " +
+                                       std::to_string(::getpid()) + ")") != std::string::npos);
+    }
+    {
+      auto db = store::Db::open(p);
+      db->mark_complete(load(*db, std::string(64, 'l')));
+    }
+  }
+  // released: the file stays (it holds an analysis), no lock file appears
+  CHECK(fs::exists(p.path));
+  CHECK_FALSE(fs::exists(legacy));
+  CHECK(store::flock_holder(p.path) == 0);
+  {
+    // a holder killed with SIGKILL: the kernel drops its lock, the next writer takes it
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      store::WriterLock held(p);
+      ::raise(SIGKILL);
+      ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    store::WriterLock again(p);
+    CHECK(store::flock_holder(p.path) == ::getpid());
+  }
+  const TempDb unused("lock-unused");
+  { store::WriterLock lock(unused); }
+  // a file the lock created and no run wrote into is removed again
+  CHECK_FALSE(fs::exists(unused.path));
 }

@@ -79,55 +79,6 @@ bool compression_magic(std::string_view h) {
            starts(h.substr(4), "\x17\x72\x45\x38\x50\x90")));  // bzip2: block or end magic
 }
 
-Utf16 utf16_text(std::string_view h) {
-  if (starts(h, "\xFF\xFE") && !starts(h, std::string_view("\xFF\xFE\x00\x00", 4)))
-    return Utf16::le;  // (FF FE 00 00 would be UTF-32LE)
-  if (starts(h, "\xFE\xFF")) return Utf16::be;
-  // Without a mark: ASCII text as UTF-16 has a NUL in every other byte. At least 32 code units,
-  // 95 % of them ASCII printable or whitespace with their high byte NUL.
-  const size_t units = std::min<size_t>(h.size(), 8192) / 2;
-  if (units < 32) return Utf16::none;
-  size_t le = 0, be = 0;
-  auto text = [](unsigned char c) {
-    return c >= 0x20 ? c < 0x7f : c == '\t' || c == '\n' || c == '\r';
-  };
-  for (size_t i = 0; i < units; ++i) {
-    const auto a = static_cast<unsigned char>(h[2 * i]);
-    const auto b = static_cast<unsigned char>(h[2 * i + 1]);
-    if (b == 0 && text(a)) ++le;
-    if (a == 0 && text(b)) ++be;
-  }
-  if (le * 100 >= units * 95) return Utf16::le;
-  if (be * 100 >= units * 95) return Utf16::be;
-  return Utf16::none;
-}
-
-bool uuencode_magic(std::string_view h) {
-  const bool b64 = starts(h, "begin-base64 ");
-  if (!b64 && !starts(h, "begin ")) return false;
-  size_t i = b64 ? 13 : 6;
-  const size_t mode_at = i;
-  while (i < h.size() && h[i] >= '0' && h[i] <= '7') ++i;
-  if (i - mode_at < 3 || i - mode_at > 4 || i >= h.size() || h[i] != ' ') return false;
-  const size_t nl = h.find('\n', i);
-  if (nl == std::string_view::npos || nl - i < 2) return false;
-  std::string_view line = h.substr(nl + 1);
-  line = line.substr(0, line.find('\n'));
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  if (line.empty()) return false;
-  if (b64)
-    return std::all_of(line.begin(), line.end(), [](char c) {
-      return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-             c == '+' || c == '/' || c == '=';
-    });
-  // uuencode: the first character gives the line's byte count, four characters per three bytes
-  const auto n = static_cast<unsigned char>(line[0]);
-  if (n < 0x21 || n > 0x60) return false;
-  const size_t bytes = (n - 0x20) & 0x3f;
-  const size_t chars = (bytes + 2) / 3 * 4;
-  return line.size() >= 1 + chars && line.size() <= 2 + chars;
-}
-
 Kind sniff(std::string_view h, std::string_view name) {
   // seekable containers: directory at the end (zip) or header at the end (7z)
   if (starts(h, "PK\x03\x04") || starts(h, "PK\x05\x06") || starts(h, "PK\x07\x08"))

@@ -18,15 +18,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "decode.hpp"
 #include "detail.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/ingest/ingest.hpp"
+#include "limits.hpp"
 
 namespace faultline::ingest {
 
 namespace fs = std::filesystem;
 using detail::Kind;
+using detail::Source;
+using detail::Utf16Source;
 
 namespace {
 
@@ -59,8 +63,13 @@ std::string printable(std::string_view s) {
   return out;
 }
 
+// Built in place: GCC 12 at -O3 reports a false -Wrestrict on `"'" + std::string&&` (GCC bug
+// 105329, libstdc++'s char_traits::copy), an error in the Release build of scripts/package.sh.
 std::string quote(std::string_view s) {
-  return "'" + printable(s) + "'";
+  std::string out = printable(s);
+  out.insert(out.begin(), '\'');
+  out.push_back('\'');
+  return out;
 }
 
 // Closes a file descriptor on every way out (a visitor may throw).
@@ -122,21 +131,6 @@ class CallerLocale {  // scope of a visitor call
 
 // ---------------------------------------------------------------------------------------------
 // Byte sources
-
-class Source {
- public:
-  virtual ~Source() = default;
-  // Up to n bytes; 0 at the end, on failure (failed()) or when a limit stopped it (cut()).
-  virtual size_t read(char* buf, size_t n) = 0;
-  [[nodiscard]] virtual bool failed() const { return false; }
-  [[nodiscard]] virtual bool cut() const { return false; }
-  virtual int64_t seek(int64_t /*offset*/, int /*whence*/) { return -1; }
-  // Skips some bytes (a block) and returns how many; 0 at the end. Sources that can skip
-  // without copying (archive entries, sparse holes) override it.
-  virtual size_t skip_some(std::vector<char>& scratch) {
-    return read(scratch.data(), scratch.size());
-  }
-};
 
 // A file: sequential reads are hashed while hash != nullptr.
 class FdSource final : public Source {
@@ -220,97 +214,6 @@ class MemSource final : public Source {
 };
 
 // The first bytes of a stream, kept for sniffing and then served before the rest.
-// UTF-16 (LE or BE; a byte order mark is dropped) decoded to UTF-8; unpaired surrogates and a
-// dangling last byte become U+FFFD.
-class Utf16Source final : public Source {
- public:
-  Utf16Source(Source& next, bool big_endian) : next_(next), be_(big_endian) {}
-  size_t read(char* buf, size_t n) override {
-    while (out_.size() - opos_ < n && !eof_) fill();
-    const size_t k = std::min(n, out_.size() - opos_);
-    std::memcpy(buf, out_.data() + opos_, k);
-    opos_ += k;
-    if (opos_ == out_.size()) {
-      out_.clear();
-      opos_ = 0;
-    }
-    return k;
-  }
-  [[nodiscard]] bool failed() const override { return next_.failed(); }
-  [[nodiscard]] bool cut() const override { return next_.cut(); }
-
- private:
-  void put(uint32_t cp) {
-    if (cp < 0x80) {
-      out_.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out_.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out_.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out_.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out_.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out_.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out_.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-  void fill() {
-    char raw[16 * 1024];
-    size_t r = 0;
-    if (odd_) raw[r++] = carry_;
-    const size_t got = next_.read(raw + r, sizeof raw - r);
-    r += got;
-    odd_ = false;
-    if (got == 0) {
-      eof_ = true;
-      if (high_) put(0xFFFD);
-      if (r == 1) put(0xFFFD);  // a dangling byte
-      high_ = 0;
-      return;
-    }
-    size_t i = 0;
-    for (; i + 1 < r; i += 2) {
-      const auto a = static_cast<unsigned char>(raw[i]);
-      const auto b = static_cast<unsigned char>(raw[i + 1]);
-      const uint32_t u = be_ ? (a << 8 | b) : (b << 8 | a);
-      if (first_) {
-        first_ = false;
-        if (u == 0xFEFF) continue;  // the byte order mark
-      }
-      if (high_) {
-        if (u >= 0xDC00 && u <= 0xDFFF) {
-          put(0x10000 + ((high_ - 0xD800) << 10) + (u - 0xDC00));
-          high_ = 0;
-          continue;
-        }
-        put(0xFFFD);
-        high_ = 0;
-      }
-      if (u >= 0xD800 && u <= 0xDBFF)
-        high_ = u;
-      else if (u >= 0xDC00 && u <= 0xDFFF)
-        put(0xFFFD);
-      else
-        put(u);
-    }
-    if (i < r) {
-      odd_ = true;
-      carry_ = raw[i];
-    }
-  }
-
-  Source& next_;
-  bool be_;
-  bool first_ = true, eof_ = false, odd_ = false;
-  char carry_ = 0;
-  uint32_t high_ = 0;
-  std::string out_;
-  size_t opos_ = 0;
-};
-
 class PeekSource final : public Source {
  public:
   PeekSource(Source& next, std::vector<char>& buf) : next_(next), buf_(buf) {
@@ -444,7 +347,25 @@ struct Level {
   uint64_t* outer_read = nullptr;  // the walk's count of bytes read from outer files
   std::chrono::steady_clock::time_point opened{};
   uint64_t expanded_at_open = 0;  // Walker::bundle_expanded when this level was opened
+  bool seekable = false;          // read with a seek callback (a zip's skips are seeks)
+  // The ratio is measured from here (expanded(), consumed()): 0, or where the walk went on after
+  // a member cut by the ratio (its rest skipped), so that the members after it are not cut too.
+  uint64_t base_expanded = 0, base_consumed = 0;
+  // A member was cut by the ratio and the walk goes on: libarchive skips its rest when the next
+  // header is read. While skipping, read_cb bounds what the skip decompresses (Limits::
+  // max_skip_bytes) and fails the read past it (skip_over: the archive stops there).
+  bool skipping = false, skip_over = false;
+  uint64_t skip_budget = 0;  // bytes the current skip may still cost
+  uint64_t skip_from_stream = 0, skip_from_raw = 0, skip_ratio = 0;
+  std::string cut_member;  // the member cut by the ratio whose rest is skipped
 };
+
+uint64_t expanded(const Level& L);
+uint64_t skip_cost(const Level& L, uint64_t max_ratio) {
+  const bool filtered = L.a != nullptr && archive_filter_code(L.a, 0) != ARCHIVE_FILTER_NONE;
+  return detail::skip_cost(filtered, expanded(L) - std::min(expanded(L), L.skip_from_stream),
+                           L.consumed - std::min(L.consumed, L.skip_from_raw), max_ratio);
+}
 
 la_ssize_t read_cb(archive* a, void* ctx, const void** out) {
   auto* L = static_cast<Level*>(ctx);
@@ -458,6 +379,11 @@ la_ssize_t read_cb(archive* a, void* ctx, const void** out) {
   }
   L->consumed += n;
   if (L->outer && L->outer_read != nullptr) *L->outer_read += n;
+  if (L->skipping && skip_cost(*L, L->skip_ratio) > L->skip_budget) {
+    L->skip_over = true;
+    archive_set_error(a, EFBIG, "skip budget exhausted");
+    return -1;
+  }
   *out = L->buf->data();
   return static_cast<la_ssize_t>(n);
 }
@@ -489,6 +415,9 @@ class Walker {
   void total_reached(const std::string& member);
   void data_error(Level& L, const std::string& member, la_ssize_t code);
   void ratio_exceeded(Level& L, const std::string& member);
+  // A member of L cut by the ratio: the walk goes on with the next member when the skip of its
+  // rest fits what is left of Limits::max_skip_bytes, else L stops (ratio_exceeded).
+  void member_ratio_cut(Level& L, const std::string& member, uint64_t produced, int64_t remaining);
   // Bundle-wide expansion (docs/ingest.md "Nested archives"): uncompressed bytes out of every
   // archive at every depth against the bytes read from the outer file(s).
   uint64_t bundle_expanded = 0;
@@ -533,6 +462,7 @@ class Walker {
   uint64_t entries_ = 0;
   uint64_t delivered_warnings_ = 0, suppressed_warnings_ = 0;
   bool members_warned_ = false, total_warned_ = false;
+  uint64_t skip_spent_ = 0;  // bytes of members cut by the ratio: delivered, then skipped
 };
 
 // Reads one member for the visitor, enforcing the member and total byte limits.
@@ -610,9 +540,9 @@ uint64_t consumed(const Level& L) {
 }
 
 bool over_ratio(const Level& L, const Limits& lim) {
-  if (lim.max_ratio == 0) return false;
-  const uint64_t out = expanded(L);
-  return out > lim.ratio_grace_bytes && out / std::max<uint64_t>(consumed(L), 1) > lim.max_ratio;
+  const uint64_t e = expanded(L), c = consumed(L);
+  return detail::over_ratio(e - std::min(e, L.base_expanded), c - std::min(c, L.base_consumed),
+                            lim);
 }
 
 // The data of the current entry of an open archive, block by block (archive_read_data_block):
@@ -621,7 +551,7 @@ bool over_ratio(const Level& L, const Limits& lim) {
 class EntrySource final : public Source {
  public:
   EntrySource(Walker& w, Level& L, archive_entry* e, const std::string& member)
-      : w_(w), L_(L), member_(member) {
+      : w_(w), L_(L), e_(e), member_(member) {
     if (archive_entry_sparse_count(e) > 0 && archive_entry_size_is_set(e))
       sparse_size_ = archive_entry_size(e);
   }
@@ -698,10 +628,11 @@ class EntrySource final : public Source {
     blk_off_ = off;
     L_.produced += blk_len_;
     w_.bundle_expanded += blk_len_;
+    produced_ += blk_len_;
     if (over_ratio(L_, w_.limits())) {
       cut_ = true;
       done_ = true;  // this block is delivered, nothing after it
-      w_.ratio_exceeded(L_, member_);
+      w_.member_ratio_cut(L_, member_, produced_, remaining());
     } else if (!L_.outer && w_.over_bundle_ratio()) {
       cut_ = true;
       done_ = true;
@@ -710,9 +641,17 @@ class EntrySource final : public Source {
     return true;
   }
 
+  // Declared bytes of the entry not read yet (-1: unknown).
+  [[nodiscard]] int64_t remaining() const {
+    const int64_t size = archive_entry_size_is_set(e_) ? archive_entry_size(e_) : -1;
+    return size < 0 ? -1 : std::max<int64_t>(size - pos_, 0);
+  }
+
   Walker& w_;
   Level& L_;
+  archive_entry* e_;
   const std::string& member_;
+  uint64_t produced_ = 0;
   const char* blk_ = nullptr;
   size_t blk_len_ = 0;
   int64_t blk_off_ = 0;  // member offset of blk_[0]
@@ -784,10 +723,33 @@ void Walker::ratio_exceeded(Level& L, const std::string& member) {
                    "): " + quote(member) + " is cut and the rest of the archive is not read");
 }
 
+void Walker::member_ratio_cut(Level& L, const std::string& member, uint64_t produced,
+                              int64_t remaining) {
+  skip_spent_ += produced;
+  // a zip read with seeks skips a member by seeking; anything else decompresses the rest
+  const bool seek_skip =
+      L.seekable && (archive_format(L.a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP;
+  const uint64_t left = detail::skip_left(skip_spent_, lim_);
+  if (!detail::may_skip(left, remaining, seek_skip)) {
+    ratio_exceeded(L, member);
+    return;
+  }
+  // its bytes are counted in skip_spent_ now, not in the bundle's ratio: the members after it
+  // in a nested archive are not cut for the bomb before them
+  bundle_expanded -= std::min(bundle_expanded, produced);
+  L.cut_member = member;
+  L.skip_budget = left;
+  L.skip_ratio = lim_.max_ratio;
+  warn(L.path, "[ratio] archive " + quote(L.label) + " expands more than " +
+                   std::to_string(lim_.max_ratio) + " times in " + quote(member) + " (max_ratio; " +
+                   std::to_string(expanded(L) - L.base_expanded) + " bytes out of " +
+                   std::to_string(consumed(L) - L.base_consumed) + "): " + quote(member) +
+                   " is cut after " + std::to_string(produced) +
+                   " bytes, its rest is skipped, and reading goes on with the next member");
+}
+
 bool Walker::over_bundle_ratio() const {
-  if (lim_.max_ratio == 0) return false;
-  return bundle_expanded > lim_.ratio_grace_bytes &&
-         bundle_expanded / std::max<uint64_t>(outer_read, 1) > lim_.max_ratio;
+  return detail::over_ratio(bundle_expanded, outer_read, lim_);
 }
 
 std::string seconds_text(std::chrono::steady_clock::duration d) {
@@ -1018,6 +980,7 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
   }
   enable_readers(a.get());
   L.src = &src;
+  L.seekable = seekable;
   L.buf = &level_buf(L.depth);
   L.a = a.get();
   L.outer_read = &outer_read;
@@ -1061,7 +1024,29 @@ bool Walker::walk_archive(Source& src, bool seekable, Level& L, std::string& err
   for (;;) {
     if (stop || L.dead) break;
     archive_entry* e = nullptr;
+    const bool skip = !L.cut_member.empty();
+    if (skip) {  // the rest of a member cut by the ratio: read_cb bounds what skipping it costs
+      L.skipping = true;
+      L.skip_from_stream = expanded(L);
+      L.skip_from_raw = L.consumed;
+    }
     const int r = archive_read_next_header(a.get(), &e);
+    if (skip) {
+      L.skipping = false;
+      skip_spent_ += skip_cost(L, lim_.max_ratio);
+      if (L.skip_over) {
+        L.dead = true;
+        warn(L.path, "[ratio] skipping the rest of " + quote(L.cut_member) + " in " +
+                         quote(L.label) + " would decompress more than " +
+                         std::to_string(lim_.max_skip_bytes) +
+                         " bytes (max_skip_bytes over the bundle): the rest of the archive is "
+                         "not read");
+        break;
+      }
+      L.cut_member.clear();
+      L.base_expanded = expanded(L);  // the ratio of the members after it starts here
+      L.base_consumed = consumed(L);
+    }
     if (r == ARCHIVE_EOF) break;
     if (r == ARCHIVE_RETRY) {
       const int64_t pos = archive_filter_bytes(a.get(), 0);

@@ -213,12 +213,6 @@ std::unique_ptr<Db> Db::open(const std::filesystem::path& path, Durability durab
   // SQLite for its memory statistics. (A no-op once SQLite is initialised: then it keeps counting.)
   static std::once_flag configured;
   std::call_once(configured, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
-  // A file this run creates has no reader yet and no page worth journaling (SQLite's rollback
-  // journal only keeps pages the file had before the transaction): its bulk load writes each
-  // page once in rollback mode, where WAL writes it twice (the log, then the checkpoint). It is
-  // put in WAL mode once the load is committed (finish_load), like every other database.
-  std::error_code ec;
-  const bool fresh = durability == Durability::normal && !std::filesystem::exists(path, ec);
   sqlite3* raw = nullptr;
   // A connection is used by one thread at a time (the fleet database under the merge lock),
   // so it needs no mutex of its own.
@@ -251,14 +245,14 @@ std::unique_ptr<Db> Db::open(const std::filesystem::path& path, Durability durab
             "PRAGMA foreign_keys=ON; PRAGMA locking_mode=EXCLUSIVE; PRAGMA journal_mode=MEMORY; "
             "PRAGMA synchronous=OFF;");
         break;
+      // WAL from the first statement, also for a file this run creates (issue 36). A new file
+      // was once loaded with a rollback journal (each page written once, not to the log and
+      // again at the checkpoint: ~10% of the load's CPU): a run killed during that load left
+      // a hot journal that only a writer can roll back, so `report`, Python's read-only sqlite3
+      // and the rerun's read-only probe all failed with "attempt to write a readonly database".
+      // A killed WAL run leaves a log that every reader, read-only ones included, opens.
       case Durability::normal:
-        if (fresh) {
-          db->exec(
-              "PRAGMA foreign_keys=ON; PRAGMA journal_mode=DELETE; PRAGMA synchronous=NORMAL;");
-          db->wal_after_load_ = true;
-        } else {
-          db->exec("PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-        }
+        db->exec("PRAGMA foreign_keys=ON; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
         break;
     }
     int version = 0;
@@ -495,10 +489,6 @@ void Db::finish_load(int64_t bundle, std::string_view sha256, uint64_t size, uin
     upd.bind(1, sha256).bind(2, bundle).run();
   }
   commit();
-  if (wal_after_load_) {
-    wal_after_load_ = false;
-    exec("PRAGMA journal_mode=WAL");
-  }
 }
 
 void Db::mark_complete(int64_t bundle) {

@@ -116,7 +116,12 @@ class ModinfoParser final : public OutputParser {
     const std::string_view s = trim(raw);
     if (text::istarts_with(s, "modinfo: ERROR:") || text::istarts_with(s, "modinfo: error")) {
       flush(sink);
-      event(sink, Ev{ctx.line, 1, ctx.offset, Severity::error, true, "modinfo", s, s, -1, -1});
+      // "modinfo: ERROR: Module x not found." is the answer of a probe (the collector asks for
+      // every module it knows; a driver version without x answers so): what is installed, not
+      // an error of the node (issue 36). Other modinfo errors stay errors.
+      const bool answer = text::icontains(s, "not found");
+      event(sink, Ev{ctx.line, 1, ctx.offset, answer ? Severity::info : Severity::error, true,
+                     "modinfo", s, s, -1, -1});
       return;
     }
     // "field:   value"
@@ -269,9 +274,16 @@ class ModprobeParser final : public OutputParser {
     }
     if (w[0] == "rmmod" || w[0] == "install" || w[0] == "remove" || w[0] == "softdep") return;
     if (text::istarts_with(s, "modprobe:")) {
+      // "modprobe: FATAL: Module x not found in directory ..." of a dry run (-n -v,
+      // --show-depends) is the probe's answer, what is installed, not a failed load of the node
+      // (issue 36; a load that failed is in the journal or syslog)
+      const bool answer = text::icontains(s, "not found");
       const bool warn = text::icontains(s, "WARNING");
-      event(sink, Ev{ctx.line, 1, ctx.offset, warn ? Severity::warning : Severity::error, true,
-                     "modprobe", s, s, -1, -1});
+      event(sink, Ev{ctx.line, 1, ctx.offset,
+                     answer ? Severity::info
+                     : warn ? Severity::warning
+                            : Severity::error,
+                     true, "modprobe", s, s, -1, -1});
       return;
     }
     if (auto b = parse_banner(s)) {

@@ -28,7 +28,11 @@ struct Limits {
   uint64_t max_total_bytes = 64ULL << 30;  // uncompressed bytes of the whole bundle
   uint64_t max_ratio = 1000;               // uncompressed/compressed bytes of one archive (0: off)
   uint64_t ratio_grace_bytes = 64ULL << 20;  // ratio is enforced only past this many bytes
-  uint32_t max_line_bytes = 1U << 20;        // longer lines are cut (LineChunker)
+  // A member cut by the ratio does not end its archive: its rest is skipped and the next member
+  // read. Skipping decompresses (except a zip's seek); the bytes of cut members, read and
+  // skipped, count against this bound over the whole bundle; past it the archive stops.
+  uint64_t max_skip_bytes = 4ULL << 30;
+  uint32_t max_line_bytes = 1U << 20;  // longer lines are cut (LineChunker)
   // Added: warnings handed to the visitor; later ones are only counted (Result::warnings) and
   // one "[warnings]" warning says how many were suppressed.
   uint64_t max_warnings = 10'000;

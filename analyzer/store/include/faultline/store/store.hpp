@@ -41,8 +41,8 @@ class Db {
  public:
   // How much a database file must survive.
   enum class Durability {
-    normal,     // WAL, synchronous=NORMAL: a killed or crashed run leaves it consistent (a
-                // file the run creates: rollback journal until its first load is committed)
+    normal,     // WAL, synchronous=NORMAL: a killed or crashed run leaves it consistent, and
+                // readable by read-only readers (no hot rollback journal: issue 36)
     scratch,    // a file removed at the end of the run, never read after a failed one: no
                 // journal, no fsync (each page written once; the bulk load's store phase takes
                 // half the time). ROLLBACK cannot undo anything: a failed run's file is dropped.
@@ -96,7 +96,6 @@ class Db {
   struct Stmts;
   sqlite3* db_;
   std::unique_ptr<Stmts> st_;
-  bool wal_after_load_ = false;  // a file this run created: rollback journal until its load
 };
 
 // Bundle ids present in the database, in load order (status complete only unless all=true).
