@@ -81,7 +81,7 @@ std::vector<std::string> templates(const std::string& family) {
         "Error:  2025-07-31-01:25:19 (PID:12066, Device:0, RankID:-1) {N} {NAME}"};
   if (family == "cann_msg")
     return {"{N}: the operation failed for [AddDsl].", "RuntimeError: {N}: the operation failed.",
-            "TsdOpen failed. devId=0, tdt error=1 ({N})",
+            "Operator build failed, see the error above ({N})",
             "[ERROR] GE(2326,python3):2025-05-08-09:56:20.779.486 [op.cc:12] build failed [{N}]",
             "ATC run failed, error code: {N}"};
   if (family == "event")

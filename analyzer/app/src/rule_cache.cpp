@@ -23,7 +23,7 @@ namespace {
 constexpr std::string_view kMagic = "faultline-rules\n";
 constexpr uint32_t kVersion = 8;  // 7: restart block; 8: fault lookup, generic: code
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(tag::Signature) == 832,
+static_assert(sizeof(tag::Signature) == 864,
               "tag::Signature changed: update rule_cache.cpp (and kVersion)");
 static_assert(sizeof(tag::Example) == 96,
               "tag::Example changed: update rule_cache.cpp (and kVersion)");
