@@ -86,7 +86,7 @@ std::vector<std::string> templates(const std::string& family) {
             "ATC run failed, error code: {N}"};
   if (family == "event")
     return {"fault event: event_id: [{N}], device 3, raised", "npu fault code={N} on chip 0",
-            "alarm id: {N} asserted", "device 0 error code is {N}", "dms event id={N} reported"};
+            "alarm id: {N} asserted", "device 0 error code is {N}", "dms event id: {N} reported"};
   return {};
 }
 
