@@ -238,6 +238,17 @@ std::vector<std::string> fault_remediation(const FaultMeta& m) {
   return out;
 }
 
+bool is_event_id(const std::string& c) {
+  return c.size() > 2 && c[0] == '0' && (c[1] == 'x' || c[1] == 'X');
+}
+
+bool same_code(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 // Knowledge-base faults (FaultDef::kb) on the lines of native faults of the same host: the
 // native finding names each KB code (fault.kb, its summary and remediation); a KB fault all of
 // whose lines are native fault lines is no finding of its own, one with other lines too stays
@@ -265,6 +276,11 @@ void merge_kb_faults(sqlite3* db, int64_t bundle_id, std::vector<Draft>& fd) {
     for (auto& g : fd) {
       const FaultDef& ndef = *g.fault->def;
       if (!ndef.kb.empty() || g.host != fd[i].host) continue;
+      // a device event id (0x...) lands under the native finding of that id only: one line
+      // (an npu-smi Error Code row, a DMS burst) holds several ids, each its own finding
+      if (is_event_id(g.fault->code) && is_event_id(fd[i].fault->code) &&
+          !same_code(g.fault->code, fd[i].fault->code))
+        continue;
       const auto& theirs = ev[{g.host, ndef.signature}];
       int64_t shared = 0;
       for (const int64_t e : mine)
