@@ -714,7 +714,9 @@ void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def
       const auto entry = codes.lookup(def.lookup, m.code);
       if (!entry && def.code_matcher) continue;
       if (entry) {
-        m.code = entry->code;
+        // a family signature keeps the code as the line printed it (0x80cb8002); the code
+        // matcher's findings carry the table's canonical code
+        if (def.code_matcher) m.code = entry->code;
         m.cls = entry->cls;
         m.component = entry->component;
         m.role = entry->role;
