@@ -1057,6 +1057,12 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
   }
   if (cmd.got_subcommand("coverage")) {
     std::fputs(tag::coverage_text(rules.signatures).c_str(), stdout);
+    {
+      std::string err;
+      const auto engine = tag::Engine::build(rules.signatures, app::default_cache_dir(), &err);
+      if (!engine) throw std::runtime_error(err);
+      say(app::code_coverage_text(rules.files, *engine));
+    }
     if (!a.kb.empty()) say(kb_coverage(dirs, a.kb));
     if (!a.samples.empty()) say(samples_coverage(a.samples, dirs, a.kb));
     return 0;

@@ -473,3 +473,45 @@ TEST_CASE("every kind of rules/classify/kinds.yaml is a kind the signature loade
     CHECK(std::find(known.begin(), known.end(), id) != known.end());
   }
 }
+
+// Issue 31 item 3: a console capture whose lines share a product log's generic grammar (C++ glog
+// lines like klog, Python logging stamps like MindIO's) or that mentions the product once is
+// still a console: the product kinds need their own grammar (a .go source position, the [TTP ...]
+// position, MindIE's pid/tid/module columns) in a real share of the lines.
+TEST_CASE("a console that mentions volcano or mindio once is not their log") {
+  // PaddleCustomDevice glog lines (PaddleOCR #9407 / PaddleCustomDevice #1799 pastes)
+  const std::string paddle =
+      "I0508 10:08:13.724697 81469 init.cc:238] CustomDevice: npu, visible devices count: 1\n"
+      "I0508 10:08:13.724812 81469 init.cc:140] scheduler: volcano job npu-train-0, rank 0\n"
+      "E0508 10:08:20.102934 81469 runtime.cc:430] Call aclrtSetDevice(device->id) failed : "
+      "507033 at file runtime.cc line 430\n";
+  CHECK(classifier().classify("job/console.log", paddle).kind != "volcano_log");
+  // lmdeploy's Python logging (lmdeploy #2471 paste), once naming mindio
+  const std::string lmdeploy =
+      "2024-09-20 07:49:20,101 - lmdeploy - INFO - mindio ttp not installed, checkpoint "
+      "resume disabled\n"
+      "2024-09-20 07:49:24,787 - lmdeploy - ERROR - Engine loop failed with error: The Inner "
+      "error is reported as above.\n"
+      "2024-09-20 07:49:24,790 - lmdeploy - INFO - shutting down engine\n";
+  CHECK(classifier().classify("serve/lmdeploy.out", lmdeploy).kind != "mindio_log");
+  // a bare `[stamp] ` console is no MindIE log either
+  const std::string stamped =
+      "[2025-02-01 10:00:00] loading model\n[2025-02-01 10:00:05] mindie compat layer off\n";
+  CHECK(classifier().classify("console.txt", stamped).kind != "mindie_log");
+  // the products' own lines by content alone still are (renamed copies)
+  CHECK(classifier()
+            .classify("upload/vs.txt",
+                      "E0111 03:29:15.991928       1 reschedule.go:533]    Failed to get plugin "
+                      "volcano-npu\n")
+            .kind == "volcano_log");
+  CHECK(classifier()
+            .classify("upload/ttp.txt",
+                      "2024-06-18 17:25:32,167 - WARNING - [TTP controller.cpp:1021] "
+                      "NormalCallback found abnormal, ret: 1, againRet: 1\n")
+            .kind == "mindio_log");
+  CHECK(classifier()
+            .classify("upload/ms.txt",
+                      "[2024-11-05 12:00:00.123456] [11] [1] [MS] [1] [ERROR] : [MIE03E400008] "
+                      "[HttpServer] Http server on timeout\n")
+            .kind == "mindie_log");
+}

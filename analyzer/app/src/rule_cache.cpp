@@ -21,9 +21,9 @@ namespace {
 // written below: when they gain a field, add it here and bump the version (the static_asserts
 // are a tripwire for that, on the platform faultline is built on).
 constexpr std::string_view kMagic = "faultline-rules\n";
-constexpr uint32_t kVersion = 7;  // 7: restart block
+constexpr uint32_t kVersion = 8;  // 7: restart block; 8: fault lookup, generic: code
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(tag::Signature) == 832,
+static_assert(sizeof(tag::Signature) == 864,
               "tag::Signature changed: update rule_cache.cpp (and kVersion)");
 static_assert(sizeof(tag::Example) == 96,
               "tag::Example changed: update rule_cache.cpp (and kVersion)");
@@ -165,7 +165,8 @@ std::string serialize_rules(const tag::RuleSet& rs) {
     w.strs(s.fault.caused_by);
     w.strs(s.fault.cleared_by);
     w.str(s.fault.clear_key);
-    w.u32(s.fault.generic_last ? 2 : s.fault.generic ? 1 : 0);
+    w.u32(s.fault.generic_code ? 3 : s.fault.generic_last ? 2 : s.fault.generic ? 1 : 0);
+    w.strs(s.fault.lookup);
     w.str(s.fault.kb);
     w.u32(s.restart.present ? 1 : 0);
     w.str(s.restart.scope);
@@ -234,6 +235,8 @@ std::optional<tag::RuleSet> deserialize_rules(std::string_view data) {
     const uint32_t generic = r.u32();
     s.fault.generic = generic != 0;
     s.fault.generic_last = generic == 2;
+    s.fault.generic_code = generic == 3;
+    s.fault.lookup = r.strs();
     s.fault.kb = r.str();
     s.restart.present = r.u32() != 0;
     s.restart.scope = r.str();

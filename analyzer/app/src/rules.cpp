@@ -38,6 +38,8 @@ std::vector<correlate::FaultDef> Rules::fault_defs() const {
     d.clear_key = sig.fault.clear_key;
     d.generic = sig.fault.generic;
     d.last = sig.fault.generic_last;
+    d.code_matcher = sig.fault.generic_code;
+    d.lookup = sig.fault.lookup;
     d.kb = sig.fault.kb;
     out.push_back(std::move(d));
   }
@@ -62,7 +64,9 @@ std::vector<correlate::RestartDef> Rules::restart_defs() const {
 std::vector<RuleFile> Rules::correlate_files() const {
   auto d = rules_under(files, "diagnoses/");
   auto c = rules_under(files, "compat/");
+  auto k = rules_under(files, "codes/");
   d.insert(d.end(), c.begin(), c.end());
+  d.insert(d.end(), k.begin(), k.end());
   return d;
 }
 

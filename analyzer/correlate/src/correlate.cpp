@@ -57,6 +57,8 @@ std::string unknown_premises(const Diagnosis& d, const detail::HostData& host) {
 struct FaultMeta {
   const FaultDef* def = nullptr;
   std::string code;
+  std::string cls, component, role;  // the signature's, or the code table entry's
+  std::string table, name;           // code table and symbolic name of the code (lookup)
   int64_t count = 0;
   std::string cause, suggestion;                     // with placeholders filled
   std::vector<std::string> caused_by, diagnosed_by;  // finding ids observed on the host
@@ -277,6 +279,17 @@ std::vector<std::string> fault_remediation(const FaultMeta& m) {
   return out;
 }
 
+bool is_event_id(const std::string& c) {
+  return c.size() > 2 && c[0] == '0' && (c[1] == 'x' || c[1] == 'X');
+}
+
+bool same_code(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 // Knowledge-base faults (FaultDef::kb) on the lines of native faults of the same host: the
 // native finding names each KB code (fault.kb, its summary and remediation); a KB fault all of
 // whose lines are native fault lines is no finding of its own, one with other lines too stays
@@ -304,6 +317,11 @@ void merge_kb_faults(sqlite3* db, int64_t bundle_id, std::vector<Draft>& fd) {
     for (auto& g : fd) {
       const FaultDef& ndef = *g.fault->def;
       if (!ndef.kb.empty() || g.host != fd[i].host) continue;
+      // a device event id (0x...) lands under the native finding of that id only: one line
+      // (an npu-smi Error Code row, a DMS burst) holds several ids, each its own finding
+      if (is_event_id(g.fault->code) && is_event_id(fd[i].fault->code) &&
+          !same_code(g.fault->code, fd[i].fault->code))
+        continue;
       const auto& theirs = ev[{g.host, ndef.signature}];
       int64_t shared = 0;
       for (const int64_t e : mine)
@@ -385,12 +403,12 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
         .bind(13, nlohmann::json(f.missing).dump());
     if (f.fault) {
       const FaultDef& def = *f.fault->def;
-      ins_f.bind(14, def.cls).bind(15, def.role).bind(16, f.earliest);
+      ins_f.bind(14, f.fault->cls).bind(15, f.fault->role).bind(16, f.earliest);
       nlohmann::json j = {
           {"signature", def.signature},
-          {"class", def.cls},
-          {"component", def.component},
-          {"role", def.role},
+          {"class", f.fault->cls},
+          {"component", f.fault->component},
+          {"role", f.fault->role},
           {"code", f.fault->code.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.fault->code)},
           {"cause", f.fault->cause},
           {"suggestion", f.fault->suggestion},
@@ -400,6 +418,8 @@ void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts
           {"diagnosed_by", f.fault->diagnosed_by}};
       // additions of the knowledge-base pack (docs/faults.md): only when there is one
       if (!def.kb.empty()) j["pack"] = def.kb;
+      if (!f.fault->table.empty()) j["table"] = f.fault->table;
+      if (!f.fault->name.empty()) j["name"] = f.fault->name;
       if (!f.fault->kb.empty()) j["kb"] = f.fault->kb;
       if (!f.fault->native.empty()) j["native"] = f.fault->native;
       ins_f.bind(17, j.dump());
@@ -548,16 +568,23 @@ std::set<int64_t> cleared_events(detail::StmtCache& sql, int64_t bundle_id, cons
 }
 
 // One draft per host with hits of the fault's signature: the earliest hits are the evidence.
-// A generic fault (a catch-all of a code family: `runtime result = N`, the EL/E3 buckets) yields
-// a line to the specific fault signatures that also hit it: one line is one fault event.
-constexpr const char* kNotSpecific =
-    " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_specific_faults s ON s.signature "
-    "= h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = h.bundle_id)";
-// A last-resort fault (`generic: last`, a Python exception line) yields a line to any other
-// native fault, the generic ones too.
-constexpr const char* kNotAnyOther =
-    " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_other_faults s ON s.signature "
-    "= h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = h.bundle_id)";
+// One line is one fault event: a native fault yields a line to the native faults of a lower
+// level that also hit it (docs/codes.md "Precedence"). Level 0: specific faults; 1: generic
+// ones (a catch-all of a code family: `runtime result = N`, the EL/E3 buckets); 2: `generic:
+// code` (a code of the code tables found by a generic wording); 3: `generic: last` (a Python
+// exception line).
+int fault_level(const FaultDef& def) {
+  return def.last ? 3 : def.code_matcher ? 2 : def.generic ? 1 : 0;
+}
+
+std::string yield_condition(const FaultDef& def) {
+  const int level = fault_level(def);
+  if (level == 0) return {};
+  return " AND NOT EXISTS (SELECT 1 FROM hits h2 JOIN temp.faultline_fault_levels s ON "
+         "s.signature = h2.signature WHERE h2.event_id = h.event_id AND h2.bundle_id = "
+         "h.bundle_id AND s.level < " +
+         std::to_string(level) + ")";
+}
 
 // The captures a fault's external code is made of (`code_capture`, `{placeholders}` of `code`):
 // hits with different codes are different fault events (npu-smi's `Error Code : A4025021
@@ -590,12 +617,13 @@ std::string code_key_sql(const std::vector<std::string>& names) {
 constexpr int64_t kMaxCodesPerHost = 32;  // distinct codes of one fault on one host (findings)
 
 // restart_cond: restart_condition() of the bundle's marks (lines of an earlier run are no evidence)
+// codes: the code tables of the rule set; diags: where a finding of a code table entry keeps its
+// own title and severity (the signature's `d` otherwise)
 void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def,
-                  const Diagnosis* d, const std::string& restart_cond, std::vector<Draft>& out) {
-  const std::string only = std::string(def.last      ? kNotAnyOther
-                                       : def.generic ? kNotSpecific
-                                                     : "") +
-                           restart_cond;
+                  const Diagnosis* d, const std::string& restart_cond, const CodeBook& codes,
+                  std::deque<Diagnosis>& diags, std::vector<Draft>& out) {
+  const std::string only = yield_condition(def) + restart_cond;
+  const size_t first = out.size();
   const std::string key = code_key_sql(code_keys(def));
   detail::Stmt& cnt = sql.get("SELECT e.host, " + key +
                               " AS k, COUNT(*), MIN(e.id) FROM hits h JOIN events e ON e.id = "
@@ -717,11 +745,72 @@ void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def
       m.code = caps[def.code_capture].get<std::string>();
     m.cause = fill_captures(def.cause, caps);
     m.suggestion = fill_captures(def.suggestion, caps);
+    m.cls = def.cls;
+    m.component = def.component;
+    m.role = def.role;
+    if (!def.lookup.empty()) {
+      // the code tables name the code (docs/codes.md): for a `generic: code` matcher a code
+      // neither in a table nor in a family's range is no fault; a specific or generic family
+      // signature keeps its own texts then
+      const auto entry = codes.lookup(def.lookup, m.code);
+      if (!entry && def.code_matcher) continue;
+      if (entry) {
+        // a family signature keeps the code as the line printed it (0x80cb8002); the code
+        // matcher's findings carry the table's canonical code
+        if (def.code_matcher) m.code = entry->code;
+        m.cls = entry->cls;
+        m.component = entry->component;
+        m.role = entry->role;
+        m.table = entry->family;
+        m.name = entry->name;
+        Diagnosis own = *d;
+        own.title = entry->title;
+        if (def.code_matcher) {  // the matcher has no texts of its own: the table's
+          m.cause = entry->cause;
+          if (!entry->name.empty() && entry->cause.find(entry->name) == std::string::npos)
+            m.cause = entry->name + ": " + m.cause;
+          m.suggestion = entry->suggestion;
+          own.severity = diag_severity(entry->severity);
+        } else if (entry->known) {  // a family signature: its line facts, then the table's
+          m.cause += " " + entry->cause;
+        }
+        own.remediation = {m.suggestion};
+        diags.push_back(std::move(own));
+        f.d = &diags.back();
+      }
+    }
     f.summary = m.cause + " Seen " + std::to_string(n) + " time" + (n == 1 ? "" : "s") + " on " +
                 host + ".";
     f.fault = std::move(m);
     out.push_back(std::move(f));
   }
+  if (def.lookup.empty()) return;
+  // a code printed by its name on one line and by its number on another is one fault event
+  for (size_t i = first; i < out.size(); ++i)
+    for (size_t j = i + 1; j < out.size();) {
+      if (out[j].host != out[i].host || out[j].fault->code != out[i].fault->code) {
+        ++j;
+        continue;
+      }
+      Draft& a = out[i];
+      Draft& b = out[j];
+      a.fault->count += b.fault->count;
+      for (auto& e : b.evidence) a.evidence.push_back(std::move(e));
+      std::stable_sort(a.evidence.begin(), a.evidence.end(),
+                       [](const Evidence& x, const Evidence& y) {
+                         if (x.time_ns.has_value() != y.time_ns.has_value())
+                           return x.time_ns.has_value();
+                         if (x.time_ns && *x.time_ns != *y.time_ns) return *x.time_ns < *y.time_ns;
+                         return x.event_id < y.event_id;
+                       });
+      if (static_cast<int64_t>(a.evidence.size()) > kFaultEvidence)
+        a.evidence.resize(static_cast<size_t>(kFaultEvidence));
+      if (b.earliest && (!a.earliest || *b.earliest < *a.earliest)) a.earliest = b.earliest;
+      const int64_t n = a.fault->count;
+      a.summary = a.fault->cause + " Seen " + std::to_string(n) + " time" + (n == 1 ? "" : "s") +
+                  " on " + a.host + ".";
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
+    }
 }
 
 struct SigRef {
@@ -898,22 +987,14 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
   std::deque<Diagnosis> fault_rules;
   std::vector<Draft> fdrafts;
   detail::exec(db,
-               "CREATE TEMP TABLE IF NOT EXISTS faultline_specific_faults(signature TEXT PRIMARY "
-               "KEY)");
-  detail::exec(db, "DELETE FROM temp.faultline_specific_faults");
-  detail::exec(
-      db, "CREATE TEMP TABLE IF NOT EXISTS faultline_other_faults(signature TEXT PRIMARY KEY)");
-  detail::exec(db, "DELETE FROM temp.faultline_other_faults");
+               "CREATE TEMP TABLE IF NOT EXISTS faultline_fault_levels(signature TEXT PRIMARY "
+               "KEY, level INTEGER NOT NULL)");
+  detail::exec(db, "DELETE FROM temp.faultline_fault_levels");
   {
-    detail::Stmt ins(db, "INSERT OR IGNORE INTO temp.faultline_specific_faults VALUES (?)");
-    detail::Stmt other(db, "INSERT OR IGNORE INTO temp.faultline_other_faults VALUES (?)");
+    detail::Stmt ins(db, "INSERT OR IGNORE INTO temp.faultline_fault_levels VALUES (?, ?)");
     for (const auto& def : faults) {
-      if (!def.kb.empty() || def.last) continue;  // KB codes take no line from a native fault
-      other.bind(1, def.signature);
-      other.step();
-      other.reset();
-      if (def.generic) continue;
-      ins.bind(1, def.signature);
+      if (!def.kb.empty()) continue;  // KB codes take no line from a native fault
+      ins.bind(1, def.signature).bind(2, static_cast<int64_t>(fault_level(def)));
       ins.step();
       ins.reset();
     }
@@ -942,7 +1023,8 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
       d.title = def.title;
       d.remediation = {def.suggestion};
       fault_rules.push_back(std::move(d));
-      fault_drafts(fault_sql, bundle_id, def, &fault_rules.back(), restart_cond, fdrafts);
+      const Diagnosis* base = &fault_rules.back();
+      fault_drafts(fault_sql, bundle_id, def, base, restart_cond, book.codes, fault_rules, fdrafts);
     }
   }
   merge_kb_faults(db, bundle_id, fdrafts);
@@ -998,7 +1080,7 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
                          [&](const std::string& id) { return root_ids.count(id) != 0; });
     };
     auto key = [&](const Draft& f) {
-      return std::make_tuple(!cited_by_root(f), f.fault->def->role != "cause",
+      return std::make_tuple(!cited_by_root(f), f.fault->role != "cause",
                              f.earliest.has_value() ? 0 : 1, f.earliest.value_or(0));
     };
     std::stable_sort(fdrafts.begin(), fdrafts.end(), [&](const Draft& a, const Draft& b) {

@@ -619,6 +619,8 @@ std::vector<std::string> referenced_signatures(const Diagnosis& d) {
 
 RuleBook load_rules(const std::vector<RuleFile>& files) {
   RuleBook book;
+  book.codes = load_codes(files);
+  book.errors = book.codes.errors;
   for (const auto& f : files) {
     const bool diag = f.path.rfind("diagnoses/", 0) == 0;
     const bool compat = f.path.rfind("compat/", 0) == 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "faultline/core/rules.hpp"
+#include "faultline/correlate/codes.hpp"
 
 namespace faultline::correlate::detail {
 
@@ -121,6 +122,7 @@ struct CompatTable {
 struct RuleBook {
   std::vector<Diagnosis> diagnoses;  // sorted by id
   std::map<std::string, CompatTable> tables;
+  CodeBook codes;                   // rules/codes/*.yaml (docs/codes.md)
   std::vector<std::string> errors;  // "<file>:<line>: <id>: <problem>"
 };
 

@@ -98,9 +98,9 @@ const std::set<std::string, std::less<>> kRestartKeys = {"scope", "from", "margi
                                                          "notes"};
 
 const std::set<std::string, std::less<>> kFaultKeys = {
-    "class", "component",    "role",     "cause",      "suggestion",
-    "code",  "code_capture", "severity", "causes",     "caused_by",
-    "notes", "generic",      "kb",       "cleared_by", "clear_key"};
+    "class",        "component",  "role",      "cause",     "suggestion", "code",
+    "code_capture", "severity",   "causes",    "caused_by", "notes",      "generic",
+    "kb",           "cleared_by", "clear_key", "lookup"};
 
 const std::set<std::string, std::less<>> kFaultClasses = {
     "hardware", "os", "network", "driver", "cann", "framework", "user_config"};
@@ -201,13 +201,21 @@ bool parse_fault(const YAML::Node& n, const Ctx& cx, const std::string& id, int 
     ok = false;
   }
   if (const auto g = n["generic"]) {
-    if (!g.IsScalar() || (g.Scalar() != "true" && g.Scalar() != "false" && g.Scalar() != "last")) {
-      cx.error(line_of(g, line), id, "fault: `generic` must be true, false or last");
+    if (!g.IsScalar() || (g.Scalar() != "true" && g.Scalar() != "false" && g.Scalar() != "last" &&
+                          g.Scalar() != "code")) {
+      cx.error(line_of(g, line), id, "fault: `generic` must be true, false, code or last");
       ok = false;
     } else {
       f.generic = g.Scalar() != "false";
       f.generic_last = g.Scalar() == "last";
+      f.generic_code = g.Scalar() == "code";
     }
+  }
+  if (!string_list(n["lookup"], "lookup", cx, id, line, &f.lookup)) ok = false;
+  if (!f.lookup.empty() && f.code_capture.empty() && f.code.find('{') == std::string::npos) {
+    cx.error(line_of(n["lookup"], line), id,
+             "fault: `lookup` needs a code from the line (`code_capture` or `{capture}` in code)");
+    ok = false;
   }
   if (const auto sev = n["severity"]) {
     auto v = sev.IsScalar() ? parse_severity(sev.Scalar()) : std::nullopt;

@@ -102,6 +102,19 @@ std::vector<std::pair<std::string, std::string>> library_versions();
 Rules load_rules(const std::vector<std::filesystem::path>& dirs,
                  const std::filesystem::path& kb = {}, const std::string& how = {});
 
+// `rules coverage` for the code tables (rules/codes/, docs/codes.md): per table, its codes, how
+// many are recognised in every wording, the generated lines and those the signature engine turns
+// into that code's fault (the fault signatures of the lowest precedence level hitting the line
+// name the code), and up to 20 missed lines.
+struct CodeCoverage {
+  std::string family;
+  int codes = 0, codes_all = 0, lines = 0, recognised = 0;
+  std::vector<std::string> missed;
+};
+std::vector<CodeCoverage> code_coverage(const std::vector<RuleFile>& files,
+                                        const tag::Engine& engine);
+std::string code_coverage_text(const std::vector<RuleFile>& files, const tag::Engine& engine);
+
 // Reads the bundle into db and correlates it.
 Outcome analyze(store::Db& db, const std::filesystem::path& bundle, const Options& opts);
 

@@ -38,6 +38,11 @@ struct FaultDef {
   bool generic = false;  // catch-all of a code family: lines also hit by a non-generic fault
                          // signature are not its evidence (one line, one fault event)
   bool last = false;     // `generic: last`: lines also hit by any other fault are not its evidence
+  bool code_matcher = false;  // `generic: code`: lines also hit by a specific or generic fault are
+                              // not its evidence (docs/codes.md "Precedence")
+  // code tables (rules/codes/) the hit's code is looked up in: the finding of a code takes the
+  // table entry's title, class, component, role, severity, cause and suggestion
+  std::vector<std::string> lookup;
   // knowledge-base pack ("ascend-fd") of an imported code, "" for native signatures: a KB fault
   // on the same lines as a native fault is named inside the native finding (docs/faults.md)
   std::string kb;

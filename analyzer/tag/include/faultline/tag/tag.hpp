@@ -49,6 +49,12 @@ struct Fault {
                                   // non-generic fault signature is not evidence of this one
   bool generic_last = false;      // `generic: last`: a line that is a hit of any other fault
                                   // signature (generic ones too) is not evidence of this one
+  bool generic_code = false;      // `generic: code`: a code found by a generic wording: a line
+                                  // that is a hit of a specific or generic fault is not its
+                                  // evidence (it still beats `last`)
+  // `lookup: [families]`: the code of a hit (code_capture) is looked up in these code tables
+  // (rules/codes/, docs/codes.md); the finding takes the entry's title, class, texts
+  std::vector<std::string> lookup;
   Severity severity = Severity::error;
   std::vector<std::string> caused_by;  // ids of signatures whose fault causes this one
   // `kb:` the knowledge-base pack the fault was imported from ("ascend-fd"), empty for native
