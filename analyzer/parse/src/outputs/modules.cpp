@@ -588,13 +588,41 @@ struct ListCmd {
   bool wc = false;            // | wc -l
   bool tree_partial = false;  // tree -d / -P / -I / -L
   bool find_files = false;    // find … -type f: what it prints is files only
-  std::string dir;            // the single operand
+  // `| head -N` (the only filter): every section but the last is whole (head cuts the tail
+  // only), and the last too when fewer than N lines came out
+  size_t head = 0;
+  std::string dir;  // the single operand
   // the fact a complete empty result states: dir.entries (nothing there) or, for
   // `find DIR -type f`, dir.files (no regular file anywhere below)
   [[nodiscard]] std::string count_fact() const {
     return find_files ? "dir.files." : "dir.entries.";
   }
 };
+
+// `head`, `head -40`, `head -n 40`, `head -n40`, `head --lines=40`: the line limit (lines, not
+// bytes; `-c`, negative counts and several files are not a plain cut)
+bool head_count(const std::vector<std::string_view>& w, size_t& n) {
+  n = 10;
+  for (size_t i = 1; i < w.size(); ++i) {
+    std::string_view a = w[i];
+    if (a == "|" || a == "&&" || a == ";") break;
+    std::string_view num;
+    if (a == "-n" && i + 1 < w.size())
+      num = w[++i];
+    else if (a.rfind("--lines=", 0) == 0)
+      num = a.substr(8);
+    else if (a.rfind("-n", 0) == 0)
+      num = a.substr(2);
+    else if (a.size() > 1 && a[0] == '-')
+      num = a.substr(1);
+    else
+      return false;  // a file operand: not the listing's output
+    const auto v = text::to_int<uint64_t>(num);
+    if (!v || *v == 0 || *v > 1000000) return false;
+    n = static_cast<size_t>(*v);
+  }
+  return true;
+}
 
 ListCmd list_cmd(const Banner& b) {
   ListCmd c;
@@ -652,10 +680,13 @@ ListCmd list_cmd(const Banner& b) {
     const auto w = text::split_ws(std::string_view(b.title).substr(p + 1));
     if (!w.empty() && w[0] == "wc" && w.size() >= 2 && w[1] == "-l")
       c.wc = true;
+    else if (!w.empty() && w[0] == "head" && c.head == 0 && head_count(w, c.head))
+      ;
     else if (!w.empty())
       c.filtered = true;
     p = b.title.find('|', p + 1);
   }
+  if (c.head && (c.wc || c.find || c.tree)) c.filtered = true;  // only ls sections are cut whole
   if (!c.dir.empty() && c.dir.size() > 1 && c.dir.back() == '/') c.dir.pop_back();
   return c;
 }
@@ -697,6 +728,7 @@ bool tree_entry(std::string_view s, size_t& depth, std::string_view& name) {
 class LsParser final : public OutputParser {
  public:
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
+    ++out_lines_;  // head counts blank lines too
     const std::string_view s = trim(raw);
     if (is_blank(s)) return;
     if (s.substr(0, 6) == "total " || s == "total") {
@@ -721,6 +753,7 @@ class LsParser final : public OutputParser {
       readlink_.clear();
       cmd_ = ListCmd{};
       printed_ = false;
+      out_lines_ = 0;
       if (b->is_command("ls") || b->is_command("ll") || b->is_command("find") ||
           b->is_command("tree")) {
         cmd_ = list_cmd(*b);
@@ -768,7 +801,7 @@ class LsParser final : public OutputParser {
         sink.malformed(ctx, "empty ls -lR header");
         return;
       }
-      close(sink);
+      close(sink, /*last=*/false);  // a section followed by another one was not cut by head
       if (d.front() == '/')
         cur_dir_ = join_path("", d);
       else if (!cmd_dir_.empty())
@@ -834,7 +867,9 @@ class LsParser final : public OutputParser {
     list_line_ = ctx.line;
   }
   // the listing of list_dir_ ended: it named list_n_ entries and nothing else is there
-  void close(Sink& sink) {
+  void close(Sink& sink, bool last = true) {
+    // the last section of `ls -lR DIR | head -N` that printed N lines may have been cut
+    if (last && cmd_.head && out_lines_ >= cmd_.head) listing_ = false;
     if (cmd_.tree && !cmd_.tree_partial && !tree_root_.empty()) {
       for (const auto& [d, n] : tree_children_)
         fact(sink, "dir.entries." + d, std::to_string(n.first), n.second);
@@ -1009,6 +1044,7 @@ class LsParser final : public OutputParser {
   ListCmd cmd_;
   uint32_t cmd_line_ = 0;
   bool printed_ = false;  // find printed a path
+  size_t out_lines_ = 0;  // lines since the command (for `| head -N`)
   bool listing_ = false;
   std::string list_dir_;
   size_t list_n_ = 0;
