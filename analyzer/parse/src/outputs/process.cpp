@@ -507,6 +507,52 @@ class MountParser final : public OutputParser {
 
 }  // namespace
 
+// lsof(8): "COMMAND PID [TID [TASKCMD]] USER FD TYPE DEVICE SIZE/OFF NODE NAME". A file a
+// process still maps after it was removed is an FD `DEL` row (its SIZE/OFF column is empty) or a
+// NAME ending in ` (deleted)` (`txt`/`mem` rows): the same statement as a maps ` (deleted)` line.
+// `lsof | grep deleted`, `lsof -p PID`, `lsof +L1` print the same rows.
+class LsofParser final : public OutputParser {
+ public:
+  void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
+    const std::string_view s = trim(raw);
+    if (is_blank(s)) return;
+    const auto w = text::split_ws(s);
+    if (w.size() >= 2 && w[0] == "COMMAND" && w[1] == "PID") return;  // header
+    if (w.size() < 6 || !text::to_int<int64_t>(w[1])) {
+      if (!parse_banner(s)) sink.malformed(ctx, "not an lsof row");
+      return;
+    }
+    // NAME: from the first token that starts with '/' after COMMAND PID USER FD TYPE
+    const size_t at = s.find(" /");
+    if (at == std::string_view::npos) return;  // sockets, pipes, anon inodes
+    std::string_view name = trim(s.substr(at + 1));
+    bool del = false;
+    for (size_t i = 2; i < std::min<size_t>(w.size(), 6); ++i)
+      if (w[i] == "DEL") del = true;
+    constexpr std::string_view kDel = " (deleted)";
+    if (name.size() > kDel.size() && name.substr(name.size() - kDel.size()) == kDel) {
+      name.remove_suffix(kDel.size());
+      del = true;
+    }
+    // lsof may print "(path inode=N)" for a changed file: not a removal
+    if (!del || name.empty() || pseudo_file(name)) return;
+    const std::string pid(w[1]);
+    const std::string key = pid + "\n" + std::string(name);
+    if (seen_.size() >= 4096 || !seen_.insert(key).second) return;
+    fact(sink, "process." + pid + ".deleted", name, ctx.line);
+    const bool npu = npu_stack_file(name);
+    event(sink, Ev{ctx.line, 1, ctx.offset, npu ? Severity::error : Severity::warning, true, "maps",
+                   "process " + pid + " maps deleted file " + std::string(name) + " (lsof)", s, -1,
+                   *text::to_int<int64_t>(w[1])});
+  }
+
+ private:
+  std::set<std::string> seen_;
+};
+
+std::unique_ptr<Parser> make_lsof(std::string_view /*path*/) {
+  return std::make_unique<LsofParser>();
+}
 std::unique_ptr<Parser> make_proc_maps(std::string_view path) {
   return std::make_unique<MapsParser>(path);
 }
