@@ -132,6 +132,15 @@ const std::vector<Named> kFlagSources = {
            "/usr/bin/python3 -u tools/train.py --cfg configs/r50.yaml " + cmdline_args(bad) + "\n",
            ""};
      }},
+    {"run-script",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "run_debug.sh"] = {
+           "#!/bin/bash\nexport ASCEND_LAUNCH_BLOCKING=1\n"
+           "source /usr/local/Ascend/cann-8.5.0/set_env.sh\n"
+           "python3 -u tools/train.py --cfg configs/r50.yaml \\\n    " +
+               cmdline_args(bad) + " 2>&1 | tee logs/debug.log\n",
+           ""};
+     }},
     {"train-log-command-echo",
      [](Files& f, const std::string& p, bool bad) {
        f[p + "console/train_launch.log"] = {

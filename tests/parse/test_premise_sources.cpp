@@ -203,3 +203,36 @@ TEST_CASE("premises: dkms status lines of dkms 2 and 3", "[parse][outputs][dkms]
       R"({"module":"ascend-driver","version":"25.2.0","kernel":"","arch":"","status":"added"})"));
   CHECK(r.malformed == 0);
 }
+
+TEST_CASE("premises: a launch script's flags, exports and sourced environment",
+          "[parse][outputs][launch][premises]") {
+  // a debug run script as engineers write them: exports, `source set_env.sh`, and a python launch
+  // line continued with backslashes and piped into tee
+  const auto r = run("launch_spec",
+                     "#!/bin/bash\n"
+                     "# minimal reproduction: single card, no AMP\n"
+                     "export ASCEND_LAUNCH_BLOCKING=1\n"
+                     "source /usr/local/Ascend/cann-8.5.0/set_env.sh\n"
+                     "cd /workspace/rtdetr\n"
+                     "python3 -u tools/train.py --cfg configs/rtdetr_r50.yaml --lr -0.5 \\\n"
+                     "    --amp False --pin-memory=False --resume 2>&1 | tee logs/x.log\n",
+                     "amp_off_check/run_debug.sh");
+  INFO(dump(r));
+  check_facts(r, {{"job.run_debug.env.ASCEND_LAUNCH_BLOCKING", "1", 3},
+                  {"job.run_debug.source", "/usr/local/Ascend/cann-8.5.0/set_env.sh", 4},
+                  {"args.amp", "False", 6},
+                  {"args.pin-memory", "False", 6},
+                  {"args.lr", "-0.5", 6},
+                  {"args.resume", "true", 6},
+                  {"args.cfg", "configs/rtdetr_r50.yaml", 6}});
+  CHECK_FALSE(has_name(r, "args.u"));  // options before the script are the interpreter's
+  SECTION("srun and torchrun launch lines of a job script") {
+    const auto j = run("launch_spec",
+                       "#!/bin/bash\n#SBATCH --job-name=det\n"
+                       "srun --ntasks=8 torchrun --nproc_per_node 8 train.py --amp false\n",
+                       "det.sbatch");
+    INFO(dump(j));
+    CHECK(has(j, "args.amp", "false"));
+    CHECK_FALSE(has_name(j, "args.nproc_per_node"));
+  }
+}
