@@ -390,6 +390,37 @@ TEST_CASE("component logs of the vendor's single-node layout get their kinds") {
             .classify("dl_log/ttp_log/ttp_log.log.1",
                       "2024-06-18 17:25:32,167 - WARNING - [TTP controller.cpp:1021] x\n")
             .kind == "mindio_log");
+  // a renamed MindIO log is still MindIO's by its `- LEVEL - [TTP ...]` records
+  CHECK(classifier()
+            .classify("logs/controller.out",
+                      "2024-06-18 17:25:31,902 - WARNING - [TTP controller.cpp:733] remove broken "
+                      "link, rank: 3\n")
+            .kind == "mindio_log");
+}
+
+TEST_CASE("a training log in Python's logging format is not MindIO's (issue 33)") {
+  // the effective configuration (`args: Namespace(...)`) is only read from training logs
+  const std::string log =
+      "2026-02-26 21:14:09,227 INFO [train.py:44] args: Namespace(cfg='configs/rtdetr_r50.yaml', "
+      "amp=True, pin_memory=True)\n"
+      "2026-02-26 21:14:10,631 INFO [trainer.py:96] AMP enabled: using "
+      "torch.npu.amp.autocast(dtype=torch.float16)\n"
+      "2026-02-26 21:15:02,611 INFO [trainer.py:188] epoch 0 iter 20/118287 loss 23.4485 lr "
+      "1.0e-05\n";
+  CHECK(classifier().classify("amp_off_check/logs/debug_0226_2114.log", log).kind == "train_log");
+}
+
+TEST_CASE("fstab and findmnt outputs are mount tables (issue 33)") {
+  CHECK(classifier()
+            .classify("diag/fstab.txt",
+                      "/dev/mapper/datavg-data /data xfs defaults 0 0\n"
+                      "/data/ascend-toolkit  /usr/local/Ascend/ascend-toolkit  none  bind  0 0\n")
+            .kind == "mountinfo");
+  CHECK(classifier()
+            .classify("diag/mounts_now.txt",
+                      "TARGET                           SOURCE         FSTYPE OPTIONS\n"
+                      "/usr/local/Ascend/ascend-toolkit /dev/sdb1[/tk] xfs    rw,relatime\n")
+            .kind == "mountinfo");
 }
 
 // Issue 17 item 6: a member's kind is decided by its place inside its own (innermost) collection.

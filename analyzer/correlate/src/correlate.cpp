@@ -876,6 +876,9 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
 
   std::vector<Draft> drafts;
   std::vector<std::string> not_concluded;  // key premise unknown: a warning, not a finding
+  // host -> root cause that did not fire -> the premises looked for and not found (issue 33
+  // item 3: an unexplained symptom names the causes that could explain it and what to collect)
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> unread;
   for (const auto& host : data->hosts) {
     detail::Evaluator ev(book, host, lines);
     std::set<std::string> observed;
@@ -883,6 +886,8 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
       for (const auto& d : book.diagnoses) {
         if (d.kind != pass) continue;
         const detail::Outcome o = ev.run(d);
+        if (!o.fired && d.kind == "root_cause" && !o.missing.empty())
+          unread[host.name][d.id] = o.missing;
         if (!o.fired) continue;
         if (const std::string gap = unknown_premises(d, host); !gap.empty()) {
           not_concluded.push_back(host.name + ": " + d.id + " (" + d.title +
@@ -961,6 +966,21 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
       s.explained_by = c.d->id;
       cause_rank[s.d->id + "@" + s.host] = c.rank;
       break;  // causes are in rank order
+    }
+  }
+  for (auto& s : symptoms) {
+    if (!s.explained_by.empty()) continue;
+    const auto h = unread.find(s.host);
+    if (h == unread.end()) continue;
+    for (const auto& d : book.diagnoses) {
+      if (d.kind != "root_cause" ||
+          std::find(d.explains.begin(), d.explains.end(), s.d->id) == d.explains.end())
+        continue;
+      const auto u = h->second.find(d.id);
+      if (u == h->second.end()) continue;
+      std::string m = "cause " + d.id + " not established, looked for and not found: ";
+      for (size_t i = 0; i < u->second.size() && i < 4; ++i) m += (i ? "; " : "") + u->second[i];
+      s.missing.push_back(std::move(m));
     }
   }
   std::stable_sort(symptoms.begin(), symptoms.end(), [&](const Draft& a, const Draft& b) {

@@ -988,7 +988,13 @@ Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
 Outcome Evaluator::run(const Diagnosis& d) {
   Outcome o;
   Result root = eval(d.conditions, {Env{}});
-  if (!root.matched) return o;
+  if (!root.matched) {
+    // what was looked for and not found: the report names it where nothing explains a symptom
+    for (const auto& m : root.missing)
+      if (std::find(o.missing.begin(), o.missing.end(), m) == o.missing.end())
+        o.missing.push_back(m);
+    return o;
+  }
   o.fired = true;
   o.score = root.score;
   o.max = root.max;

@@ -34,7 +34,8 @@ const std::vector<std::string_view>& known_kinds() {
       "mindie_log",    "mindio_log",       "amct_log",
       "lcne_log",      "hccn_link_stat",   "composite",
       "boot_record",   "launch_spec",      "ldd",
-      "modules_dep",   "sys_module"};
+      "modules_dep",   "sys_module",       "lsof",
+      "dkms_status"};
   return kinds;
 }
 

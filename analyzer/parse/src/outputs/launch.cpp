@@ -108,7 +108,8 @@ class LaunchParser final : public OutputParser {
     std::string_view s = text::rtrim(raw);
     // systemd joins lines ending in a backslash
     // (systemd.syntax: the backslash becomes a space; the next line's indentation is dropped)
-    if (!cont_.empty() || (mode_ == Mode::systemd && !s.empty() && s.back() == '\\')) {
+    if (!cont_.empty() ||
+        ((mode_ == Mode::systemd || mode_ == Mode::slurm) && !s.empty() && s.back() == '\\')) {
       const bool more = !s.empty() && s.back() == '\\';
       std::string_view part = more ? s.substr(0, s.size() - 1) : s;
       if (cont_.empty()) {
@@ -122,7 +123,10 @@ class LaunchParser final : public OutputParser {
       if (more) return;
       const std::string joined = std::move(cont_);
       cont_.clear();
-      systemd_line(joined, LineCtx{cont_line_, ctx.offset}, sink);
+      if (mode_ == Mode::slurm)
+        slurm_line(trim(joined), LineCtx{cont_line_, ctx.offset}, sink);
+      else
+        systemd_line(joined, LineCtx{cont_line_, ctx.offset}, sink);
       return;
     }
     const std::string_view t = trim(s);
@@ -307,6 +311,13 @@ class LaunchParser final : public OutputParser {
              ctx.line);
       return;
     }
+    if (t.rfind("source ", 0) == 0 || t.rfind(". /", 0) == 0) {
+      // `source /usr/local/Ascend/cann-8.5.0/set_env.sh`: the environment script the job loads
+      const auto w = split_command(t);
+      if (w.size() >= 2) fact(sink, job_scope() + ".source", w[1], ctx.line);
+      return;
+    }
+    if (launcher_args(t, ctx, sink)) return;
     if (t.rfind("ulimit ", 0) == 0) {
       // `ulimit -v unlimited` in the script: the limit the job's processes get
       const auto w = text::split_ws(t);
@@ -349,6 +360,55 @@ class LaunchParser final : public OutputParser {
       }
       flush();
     }
+  }
+
+  // A launch line of a script (`python3 -u tools/train.py --amp False --pin-memory False`,
+  // `srun python train.py …`, `torchrun --nproc_per_node 8 train.py …`, backslash-continued lines
+  // joined): the program's flags as `args.<flag>`, as /proc/<pid>/cmdline states them.
+  bool launcher_args(std::string_view t, const LineCtx& ctx, Sink& sink) {
+    const auto w = split_command(t);
+    size_t i = 0;
+    const auto launcher = [](std::string_view a) {
+      const std::string_view b = basename(a);
+      return b.rfind("python", 0) == 0 || b == "torchrun" || b == "deepspeed" || b == "msrun" ||
+             b == "accelerate";
+    };
+    while (i < w.size() && !launcher(w[i])) {
+      // prefixes: srun/exec/nohup/env/time and their options, VAR=value assignments
+      const std::string& a = w[i];
+      if (i == 0 && a != "srun" && a != "exec" && a != "nohup" && a != "env" && a != "time" &&
+          a.find('=') == std::string::npos)
+        return false;
+      ++i;
+    }
+    if (i >= w.size()) return false;
+    bool script = false;
+    size_t n = 0;
+    for (++i; i < w.size(); ++i) {
+      const std::string& a = w[i];
+      if (a == "|" || a == "&&" || a == ";" || a == "&" || a.rfind(">", 0) == 0 ||
+          a.rfind("2>", 0) == 0 || a.rfind("1>", 0) == 0)
+        break;
+      if (!script) {
+        if ((a.size() > 3 && a.substr(a.size() - 3) == ".py") || a == "-m") script = true;
+        continue;
+      }
+      if (a.rfind("--", 0) != 0 || a.size() < 3) continue;
+      std::string name = a.substr(2), val = "true";
+      if (const size_t e = name.find('='); e != std::string::npos) {
+        val = name.substr(e + 1);
+        name.resize(e);
+      } else if (i + 1 < w.size() && (w[i + 1].rfind("-", 0) != 0 || is_number(w[i + 1])) &&
+                 w[i + 1] != "|" && w[i + 1].rfind(">", 0) != 0) {
+        val = w[++i];
+      }
+      if (!name.empty() && name.size() < 128 && ++n < 512)
+        fact(sink, "args." + name, val, ctx.line);
+    }
+    return script;
+  }
+  static bool is_number(std::string_view a) {
+    return a.size() > 1 && a[0] == '-' && (std::isdigit(static_cast<unsigned char>(a[1])) != 0);
   }
 
   std::string job_scope() const {

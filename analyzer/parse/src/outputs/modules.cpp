@@ -600,13 +600,41 @@ struct ListCmd {
   bool wc = false;            // | wc -l
   bool tree_partial = false;  // tree -d / -P / -I / -L
   bool find_files = false;    // find … -type f: what it prints is files only
-  std::string dir;            // the single operand
+  // `| head -N` (the only filter): every section but the last is whole (head cuts the tail
+  // only), and the last too when fewer than N lines came out
+  size_t head = 0;
+  std::string dir;  // the single operand
   // the fact a complete empty result states: dir.entries (nothing there) or, for
   // `find DIR -type f`, dir.files (no regular file anywhere below)
   [[nodiscard]] std::string count_fact() const {
     return find_files ? "dir.files." : "dir.entries.";
   }
 };
+
+// `head`, `head -40`, `head -n 40`, `head -n40`, `head --lines=40`: the line limit (lines, not
+// bytes; `-c`, negative counts and several files are not a plain cut)
+bool head_count(const std::vector<std::string_view>& w, size_t& n) {
+  n = 10;
+  for (size_t i = 1; i < w.size(); ++i) {
+    std::string_view a = w[i];
+    if (a == "|" || a == "&&" || a == ";") break;
+    std::string_view num;
+    if (a == "-n" && i + 1 < w.size())
+      num = w[++i];
+    else if (a.rfind("--lines=", 0) == 0)
+      num = a.substr(8);
+    else if (a.rfind("-n", 0) == 0)
+      num = a.substr(2);
+    else if (a.size() > 1 && a[0] == '-')
+      num = a.substr(1);
+    else
+      return false;  // a file operand: not the listing's output
+    const auto v = text::to_int<uint64_t>(num);
+    if (!v || *v == 0 || *v > 1000000) return false;
+    n = static_cast<size_t>(*v);
+  }
+  return true;
+}
 
 ListCmd list_cmd(const Banner& b) {
   ListCmd c;
@@ -664,10 +692,13 @@ ListCmd list_cmd(const Banner& b) {
     const auto w = text::split_ws(std::string_view(b.title).substr(p + 1));
     if (!w.empty() && w[0] == "wc" && w.size() >= 2 && w[1] == "-l")
       c.wc = true;
+    else if (!w.empty() && w[0] == "head" && c.head == 0 && head_count(w, c.head))
+      ;
     else if (!w.empty())
       c.filtered = true;
     p = b.title.find('|', p + 1);
   }
+  if (c.head && (c.wc || c.find || c.tree)) c.filtered = true;  // only ls sections are cut whole
   if (!c.dir.empty() && c.dir.size() > 1 && c.dir.back() == '/') c.dir.pop_back();
   return c;
 }
@@ -709,6 +740,7 @@ bool tree_entry(std::string_view s, size_t& depth, std::string_view& name) {
 class LsParser final : public OutputParser {
  public:
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
+    ++out_lines_;  // head counts blank lines too
     const std::string_view s = trim(raw);
     if (is_blank(s)) return;
     if (s.substr(0, 6) == "total " || s == "total") {
@@ -733,6 +765,7 @@ class LsParser final : public OutputParser {
       readlink_.clear();
       cmd_ = ListCmd{};
       printed_ = false;
+      out_lines_ = 0;
       if (b->is_command("ls") || b->is_command("ll") || b->is_command("find") ||
           b->is_command("tree")) {
         cmd_ = list_cmd(*b);
@@ -780,7 +813,7 @@ class LsParser final : public OutputParser {
         sink.malformed(ctx, "empty ls -lR header");
         return;
       }
-      close(sink);
+      close(sink, /*last=*/false);  // a section followed by another one was not cut by head
       if (d.front() == '/')
         cur_dir_ = join_path("", d);
       else if (!cmd_dir_.empty())
@@ -846,7 +879,9 @@ class LsParser final : public OutputParser {
     list_line_ = ctx.line;
   }
   // the listing of list_dir_ ended: it named list_n_ entries and nothing else is there
-  void close(Sink& sink) {
+  void close(Sink& sink, bool last = true) {
+    // the last section of `ls -lR DIR | head -N` that printed N lines may have been cut
+    if (last && cmd_.head && out_lines_ >= cmd_.head) listing_ = false;
     if (cmd_.tree && !cmd_.tree_partial && !tree_root_.empty()) {
       for (const auto& [d, n] : tree_children_)
         fact(sink, "dir.entries." + d, std::to_string(n.first), n.second);
@@ -971,6 +1006,25 @@ class LsParser final : public OutputParser {
     if (listing_ && std::string_view(dirname(abs)) == list_dir_) ++list_n_;
     if (type == 'l' && !abs.empty() && abs.front() == '/')
       latest(abs, join_path(std::string(dirname(abs)), target), ctx, sink);
+    if (type == 'l') map_file(abs, target, ctx, sink);
+  }
+
+  // `ls -l /proc/<pid>/map_files/`: `7f..-7f.. -> /path (deleted)` is a file the process maps
+  // after it was removed, the statement of a maps ` (deleted)` line (process.<pid>.deleted)
+  void map_file(std::string_view abs, std::string_view target, const LineCtx& ctx, Sink& sink) {
+    constexpr std::string_view kDel = " (deleted)";
+    if (abs.rfind("/proc/", 0) != 0 || !ends_with(target, kDel)) return;
+    const size_t mf = abs.find("/map_files/");
+    if (mf == std::string_view::npos || mf <= 6) return;
+    const std::string_view pid = abs.substr(6, mf - 6);
+    if (!std::all_of(pid.begin(), pid.end(), is_digit)) return;
+    const std::string_view path = target.substr(0, target.size() - kDel.size());
+    if (path.empty() || path.front() != '/' || path.rfind("/memfd:", 0) == 0 ||
+        path.rfind("/SYSV", 0) == 0 || path.rfind("/dev/", 0) == 0)
+      return;
+    if (map_deleted_.size() < 4096 &&
+        map_deleted_.insert(std::string(pid) + "\n" + std::string(path)).second)
+      fact(sink, "process." + std::string(pid) + ".deleted", path, ctx.line);
   }
 
   // ls: cannot access '/dev/davinci0': No such file or directory
@@ -1020,7 +1074,9 @@ class LsParser final : public OutputParser {
   std::string readlink_;
   ListCmd cmd_;
   uint32_t cmd_line_ = 0;
-  bool printed_ = false;  // find printed a path
+  bool printed_ = false;               // find printed a path
+  size_t out_lines_ = 0;               // lines since the command (for `| head -N`)
+  std::set<std::string> map_deleted_;  // pid + path stated from map_files links
   bool listing_ = false;
   std::string list_dir_;
   size_t list_n_ = 0;
@@ -1037,6 +1093,63 @@ std::unique_ptr<Parser> make_modinfo(std::string_view path) {
 }
 std::unique_ptr<Parser> make_modprobe(std::string_view path) {
   return std::make_unique<ModprobeParser>(path);
+}
+// `dkms status`: one line per module/version/kernel built by DKMS, e.g. (dkms 3)
+// `ascend-driver/24.1.rc2, 5.10.0-136.12.0.86.oe2203sp1.aarch64, aarch64: installed` or (dkms 2)
+// `ascend-driver, 24.1.rc2, 5.10.0-…, aarch64: installed (original_module exists)`; `added` /
+// `built` lines name no kernel. -> dkms.<module> = {"module","version","kernel","arch","status"}
+class DkmsParser final : public OutputParser {
+ public:
+  void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
+    const std::string_view s = trim(raw);
+    if (is_blank(s)) return;
+    const size_t colon = s.rfind(": ");
+    if (colon == std::string_view::npos) {
+      if (!parse_banner(s)) sink.malformed(ctx, "not a dkms status line");
+      return;
+    }
+    std::vector<std::string_view> parts;
+    for (auto p : text::split(s.substr(0, colon), ',')) parts.push_back(trim(p));
+    if (parts.empty() || parts[0].empty()) {
+      sink.malformed(ctx, "not a dkms status line");
+      return;
+    }
+    std::string_view module = parts[0], version;
+    size_t next = 1;
+    if (const size_t sl = module.find('/'); sl != std::string_view::npos) {
+      version = module.substr(sl + 1);
+      module = module.substr(0, sl);
+    } else if (parts.size() > 1) {
+      version = parts[1];
+      next = 2;
+    }
+    const std::string_view kernel = next < parts.size() ? parts[next] : std::string_view();
+    const std::string_view arch = next + 1 < parts.size() ? parts[next + 1] : std::string_view();
+    std::string_view status = trim(s.substr(colon + 2));
+    if (const size_t sp = status.find(' '); sp != std::string_view::npos)
+      status = status.substr(0, sp);
+    if (module.empty() || version.empty() || status.empty() || module.size() > 128) {
+      sink.malformed(ctx, "not a dkms status line");
+      return;
+    }
+    const std::string v = "{\"module\":" + quote(module) + ",\"version\":" + quote(version) +
+                          ",\"kernel\":" + quote(kernel) + ",\"arch\":" + quote(arch) +
+                          ",\"status\":" + quote(status) + "}";
+    fact(sink, "dkms." + std::string(module), v, ctx.line);
+  }
+
+ private:
+  // a JSON string of printable text (dkms names and versions hold no quotes in practice)
+  static std::string quote(std::string_view t) {
+    std::string o = "\"";
+    for (char c : t)
+      if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) o += c;
+    return o + "\"";
+  }
+};
+
+std::unique_ptr<Parser> make_dkms_status(std::string_view /*path*/) {
+  return std::make_unique<DkmsParser>();
 }
 std::unique_ptr<Parser> make_lsmod(std::string_view /*path*/) {
   return std::make_unique<LsmodParser>();

@@ -24,6 +24,8 @@ std::unique_ptr<Parser> make_proc_maps(std::string_view path);
 std::unique_ptr<Parser> make_proc_cmdline(std::string_view path);
 std::unique_ptr<Parser> make_environ(std::string_view path);
 std::unique_ptr<Parser> make_mountinfo(std::string_view path);
+std::unique_ptr<Parser> make_lsof(std::string_view path);
+std::unique_ptr<Parser> make_dkms_status(std::string_view path);
 
 // modules.cpp
 std::unique_ptr<Parser> make_modinfo(std::string_view path);

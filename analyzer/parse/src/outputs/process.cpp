@@ -398,13 +398,67 @@ std::string unoctal(std::string_view s) {
   return out;
 }
 
+// `bind` / `rbind` among comma-separated mount options
+bool bind_opts(std::string_view opts) {
+  for (auto o : text::split(opts, ','))
+    if (o == "bind" || o == "rbind") return true;
+  return false;
+}
+
+// findmnt's tree drawing before the target: "├─", "└─", "│ " (UTF-8) or "|-", "`-"
+std::string_view findmnt_target_start(std::string_view s) {
+  for (;;) {
+    if (s.rfind("\xe2\x94\x9c\xe2\x94\x80", 0) == 0 || s.rfind("\xe2\x94\x94\xe2\x94\x80", 0) == 0)
+      s.remove_prefix(6);
+    else if (s.rfind("\xe2\x94\x82", 0) == 0)
+      s.remove_prefix(3);
+    else if (s.rfind("|-", 0) == 0 || s.rfind("`-", 0) == 0)
+      s.remove_prefix(2);
+    else if (!s.empty() && (s.front() == ' ' || s.front() == '|'))
+      s.remove_prefix(1);
+    else
+      return s;
+  }
+}
+
 class MountParser final : public OutputParser {
  public:
+  explicit MountParser(std::string_view path) : fstab_(text::icontains(path, "fstab")) {}
+
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
     const std::string_view s = trim(raw);
     if (is_blank(s)) return;
     ctx_text_ = s;
     const auto w = text::split_ws(s);
+    // findmnt: "TARGET SOURCE FSTYPE OPTIONS" then rows; a bind's root is "SOURCE[/root]"
+    if (w.size() >= 4 && w[0] == "TARGET" && w[1] == "SOURCE" && w[2] == "FSTYPE") {
+      findmnt_ = true;
+      return;
+    }
+    if (findmnt_) {
+      const auto f = text::split_ws(findmnt_target_start(s));
+      if (f.size() >= 4 && !f[0].empty() && f[0].front() == '/') {
+        std::string src(f[1]);
+        std::string root = "/";
+        if (const size_t br = src.find('['); br != std::string::npos && src.back() == ']') {
+          root = src.substr(br + 1, src.size() - br - 2);
+          src.resize(br);
+        }
+        emit(std::string(f[0]), root, src, f[2], f[3], ctx, sink);
+        return;
+      }
+      if (f.size() >= 3 && !f[0].empty() && f[0].front() == '/') return;  // a column missing
+      findmnt_ = false;
+    }
+    // /etc/fstab: "src mountpoint fstype opts [dump [pass]]"; a bind's source is its root
+    if (fstab_ && !s.empty() && s.front() == '#') return;
+    if (fstab_ && w.size() >= 4 && w.size() <= 6 && !w[1].empty() &&
+        (w[1].front() == '/' || w[1] == "none" || w[1] == "swap")) {
+      const bool bind = bind_opts(w[3]);
+      emit(unoctal(w[1]), bind ? unoctal(w[0]) : "?", unoctal(w[0]), w[2], w[3], ctx, sink,
+           " scope=fstab");
+      return;
+    }
     // mountinfo: id parent maj:min root mountpoint opts [optional...] - fstype source superopts
     if (w.size() >= 10 && text::to_int<int64_t>(w[0]) && text::to_int<int64_t>(w[1]) &&
         w[2].find(':') != std::string_view::npos) {
@@ -434,9 +488,10 @@ class MountParser final : public OutputParser {
 
  private:
   void emit(const std::string& mp, const std::string& root, const std::string& src,
-            std::string_view fstype, std::string_view opts, const LineCtx& ctx, Sink& sink) {
+            std::string_view fstype, std::string_view opts, const LineCtx& ctx, Sink& sink,
+            std::string_view scope = {}) {
     std::string v = "root=" + root + " source=" + src + " fstype=" + std::string(fstype) +
-                    " opts=" + std::string(opts);
+                    " opts=" + std::string(opts) + std::string(scope);
     fact(sink, "mount." + mp, v, ctx.line);
     if (root != "/" && root != "?" && text::icontains(mp, "ascend")) {
       const std::string msg = "bind mount of " + root + " (" + src + ") on " + mp;
@@ -446,10 +501,58 @@ class MountParser final : public OutputParser {
   }
 
   std::string_view ctx_text_;  // the line being parsed (valid during line())
+  bool fstab_ = false;         // the member or section is /etc/fstab
+  bool findmnt_ = false;       // inside a findmnt table
 };
 
 }  // namespace
 
+// lsof(8): "COMMAND PID [TID [TASKCMD]] USER FD TYPE DEVICE SIZE/OFF NODE NAME". A file a
+// process still maps after it was removed is an FD `DEL` row (its SIZE/OFF column is empty) or a
+// NAME ending in ` (deleted)` (`txt`/`mem` rows): the same statement as a maps ` (deleted)` line.
+// `lsof | grep deleted`, `lsof -p PID`, `lsof +L1` print the same rows.
+class LsofParser final : public OutputParser {
+ public:
+  void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
+    const std::string_view s = trim(raw);
+    if (is_blank(s)) return;
+    const auto w = text::split_ws(s);
+    if (w.size() >= 2 && w[0] == "COMMAND" && w[1] == "PID") return;  // header
+    if (w.size() < 6 || !text::to_int<int64_t>(w[1])) {
+      if (!parse_banner(s)) sink.malformed(ctx, "not an lsof row");
+      return;
+    }
+    // NAME: from the first token that starts with '/' after COMMAND PID USER FD TYPE
+    const size_t at = s.find(" /");
+    if (at == std::string_view::npos) return;  // sockets, pipes, anon inodes
+    std::string_view name = trim(s.substr(at + 1));
+    bool del = false;
+    for (size_t i = 2; i < std::min<size_t>(w.size(), 6); ++i)
+      if (w[i] == "DEL") del = true;
+    constexpr std::string_view kDel = " (deleted)";
+    if (name.size() > kDel.size() && name.substr(name.size() - kDel.size()) == kDel) {
+      name.remove_suffix(kDel.size());
+      del = true;
+    }
+    // lsof may print "(path inode=N)" for a changed file: not a removal
+    if (!del || name.empty() || pseudo_file(name)) return;
+    const std::string pid(w[1]);
+    const std::string key = pid + "\n" + std::string(name);
+    if (seen_.size() >= 4096 || !seen_.insert(key).second) return;
+    fact(sink, "process." + pid + ".deleted", name, ctx.line);
+    const bool npu = npu_stack_file(name);
+    event(sink, Ev{ctx.line, 1, ctx.offset, npu ? Severity::error : Severity::warning, true, "maps",
+                   "process " + pid + " maps deleted file " + std::string(name) + " (lsof)", s, -1,
+                   *text::to_int<int64_t>(w[1])});
+  }
+
+ private:
+  std::set<std::string> seen_;
+};
+
+std::unique_ptr<Parser> make_lsof(std::string_view /*path*/) {
+  return std::make_unique<LsofParser>();
+}
 std::unique_ptr<Parser> make_proc_maps(std::string_view path) {
   return std::make_unique<MapsParser>(path);
 }
@@ -459,8 +562,8 @@ std::unique_ptr<Parser> make_proc_cmdline(std::string_view path) {
 std::unique_ptr<Parser> make_environ(std::string_view path) {
   return std::make_unique<EnvironParser>(path);
 }
-std::unique_ptr<Parser> make_mountinfo(std::string_view /*path*/) {
-  return std::make_unique<MountParser>();
+std::unique_ptr<Parser> make_mountinfo(std::string_view path) {
+  return std::make_unique<MountParser>(path);
 }
 
 }  // namespace faultline::parse::outputs

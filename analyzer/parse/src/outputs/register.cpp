@@ -16,6 +16,8 @@ void register_output_parsers(std::vector<Entry>& out) {
   out.push_back({"proc_cmdline", o::make_proc_cmdline});
   out.push_back({"environ", o::make_environ});
   out.push_back({"mountinfo", o::make_mountinfo});
+  out.push_back({"lsof", o::make_lsof});
+  out.push_back({"dkms_status", o::make_dkms_status});
   out.push_back({"modinfo", o::make_modinfo});
   out.push_back({"modprobe", o::make_modprobe});
   out.push_back({"lsmod", o::make_lsmod});

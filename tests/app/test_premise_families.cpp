@@ -1,0 +1,443 @@
+// Issue 33 item 2: each diagnosis tested as a family, not as a sample. For the diagnoses whose
+// premises issue 33 widened, the generator below builds bundles (in a temporary directory, never
+// committed) that state every premise in one of its source forms, in one of the collectors'
+// layouts, and analyses each end to end: the diagnosis must be the top root cause whatever the
+// combination. The healthy decoys use the same sources stating a healthy state and must stay
+// quiet (no finding of the family). Line shapes: the seeds, docs/log-formats.md, the graded
+// corpus (argparse Namespace, ascend_install.log sessions, modules.dep, fstab(5), findmnt(8),
+// mountinfo(5), ls -lR, find | wc -l).
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../common/temp_dir.hpp"
+#include "faultline/app/app.hpp"
+
+using namespace faultline;
+using namespace std::string_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct File {
+  std::string text;
+  std::string link;  // a symbolic link to this target instead of a file
+};
+using Files = std::map<std::string, File>;
+
+// root causes of an analysed bundle, best first
+std::vector<std::string> analyse(const Files& files) {
+  test::TempDir dir("faultline-family");
+  const fs::path b = dir.path() / "bundle";
+  for (const auto& [p, f] : files) {
+    fs::create_directories((b / p).parent_path());
+    if (!f.link.empty()) {
+      fs::create_symlink(f.link, b / p);
+      continue;
+    }
+    std::ofstream out(b / p, std::ios::binary);
+    out << f.text;
+  }
+  app::Options o;
+  static test::TempDir cache("faultline-family-cache");  // one rule compilation for all bundles
+  o.cache_dir = cache.path();
+  o.no_kb = true;
+  auto db = store::Db::open(dir.path() / "case.db");
+  REQUIRE(app::analyze(*db, b, o).exit_code <= 1);
+  std::vector<std::string> out;
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db->handle(),
+                             "SELECT finding FROM findings WHERE kind = 'root_cause' ORDER BY rank",
+                             -1, &s, nullptr) == SQLITE_OK);
+  while (sqlite3_step(s) == SQLITE_ROW)
+    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+  sqlite3_finalize(s);
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& id) {
+  return std::find(v.begin(), v.end(), id) != v.end();
+}
+
+// A source form: adds its member(s) under a layout prefix; `bad` states the faulty premise,
+// otherwise the healthy one.
+using Source = std::function<void(Files&, const std::string& prefix, bool bad)>;
+struct Named {
+  std::string name;
+  Source add;
+};
+
+// Runs every combination of one source per premise x layout x {fault, healthy decoy}.
+// `never`: findings that must not fire on the fault bundles either (a look-alike diagnosis).
+void family(const std::string& id, const std::vector<std::vector<Named>>& premises,
+            const std::vector<std::string>& layouts, const std::vector<std::string>& family_ids,
+            const std::vector<std::string>& never = {}) {
+  std::vector<size_t> pick(premises.size(), 0);
+  size_t combos = 0;
+  for (;;) {
+    for (const auto& layout : layouts) {
+      for (const bool bad : {true, false}) {
+        Files files;
+        std::string label = id + " layout='" + layout + "'" + (bad ? " fault" : " decoy");
+        for (size_t i = 0; i < premises.size(); ++i) {
+          premises[i][pick[i]].add(files, layout, bad);
+          label += " " + premises[i][pick[i]].name;
+        }
+        INFO(label);
+        const auto rc = analyse(files);
+        std::string got;
+        for (const auto& r : rc) got += r + " ";
+        INFO("root causes: " << got);
+        for (const auto& f : never) CHECK(!has(rc, f));
+        if (bad) {
+          REQUIRE(!rc.empty());
+          CHECK(rc.front() == id);
+        } else {
+          for (const auto& f : family_ids) CHECK(!has(rc, f));
+        }
+        ++combos;
+      }
+    }
+    size_t i = 0;
+    while (i < pick.size() && ++pick[i] == premises[i].size()) pick[i++] = 0;
+    if (i == pick.size()) break;
+  }
+  CHECK(combos >= 6);
+}
+
+// ------------------------------------------------------------------ config.bool_flag_misparsed
+const char* kPid = "61342";
+std::string cmdline_args(bool bad) {
+  return bad ? "--amp False --pin-memory False" : "--amp True --pin-memory True";
+}
+
+const std::vector<Named> kFlagSources = {
+    {"proc-cmdline-nul",
+     [](Files& f, const std::string& p, bool bad) {
+       std::string s = "/usr/bin/python3\0-u\0tools/train.py\0--cfg\0configs/r50.yaml\0"s;
+       for (const char* a :
+            {"--amp", bad ? "False" : "True", "--pin-memory", bad ? "False" : "True"})
+         s += std::string(a) + '\0';
+       f[p + "proc_" + kPid + "_cmdline"] = {s, ""};
+     }},
+    {"proc-dir-cmdline-tr",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "proc/" + kPid + "/cmdline"] = {
+           "/usr/bin/python3 -u tools/train.py --cfg configs/r50.yaml " + cmdline_args(bad) + "\n",
+           ""};
+     }},
+    {"run-script",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "run_debug.sh"] = {
+           "#!/bin/bash\nexport ASCEND_LAUNCH_BLOCKING=1\n"
+           "source /usr/local/Ascend/cann-8.5.0/set_env.sh\n"
+           "python3 -u tools/train.py --cfg configs/r50.yaml \\\n    " +
+               cmdline_args(bad) + " 2>&1 | tee logs/debug.log\n",
+           ""};
+     }},
+    {"train-log-command-echo",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "console/train_launch.log"] = {
+           "$ python3 -u tools/train.py --cfg configs/r50.yaml --device npu:0 " +
+               cmdline_args(bad) + "\n",
+           ""};
+     }},
+};
+
+const std::vector<Named> kEffectiveSources = {
+    {"namespace",
+     [](Files& f, const std::string& p, bool /*bad*/) {
+       // type=bool: bool('False') is True, so the program logs True whatever was passed
+       f[p + "logs/debug_0226_2114.log"] = {
+           "2026-02-26 21:14:09,227 INFO [train.py:44] args: Namespace(cfg='configs/r50.yaml', "
+           "device='npu:0', batch_size=1, amp=True, pin_memory=True, epochs=1)\n"
+           "2026-02-26 21:15:02,611 INFO [trainer.py:188] epoch 0 iter 20/118287 loss 23.4485 lr "
+           "1.0e-05\n",
+           ""};
+     }},
+    {"dict",
+     [](Files& f, const std::string& p, bool /*bad*/) {
+       f[p + "train_rank0.log"] = {
+           "args: {'cfg': 'configs/r50.yaml', 'amp': True, 'pin_memory': True, 'epochs': 1}\n"
+           "Epoch 0 step 20 loss: 23.4485\n",
+           ""};
+     }},
+};
+
+// ------------------------------------------------------------------ cann.partial_install
+std::string install_log(const std::string& ver) {
+  return "[Nnal] [2025-11-18 15:31:09] [INFO]: Start Time: 2025-11-18 15:31:09\n"
+         "[Nnal] [2025-11-18 15:31:09] [INFO]: InputParams: --install --quiet "
+         "--install-path=/usr/local/Ascend\n"
+         "[Nnal] [2025-11-18 15:31:09] [INFO]: base version is " +
+         ver +
+         ".\n"
+         "[Nnal] [2025-11-18 15:31:10] [INFO]: install atb begin\n"
+         "[Nnal] [2025-11-18 15:31:19] [INFO]: install atb end\n"
+         "[Nnal] [2025-11-18 15:31:23] [INFO]: InstallPath: /usr/local/Ascend/nnal\n"
+         "[Nnal] [2025-11-18 15:31:23] [INFO]: Nnal package installed successfully! The new "
+         "version takes effect immediately.\n"
+         "[Nnal] [2025-11-18 15:31:23] [INFO]: End Time: 2025-11-18 15:31:23\n";
+}
+const std::string kAtb = "/usr/local/Ascend/nnal/atb/8.2.RC1/atb/cxx_abi_1";
+std::string lib_lines(bool bad) {
+  return bad ? "total 0\n"
+             : "total 18472\n"
+               "-rwxr-xr-x 1 root root 14182400 Nov 18 15:31 libatb.so\n";
+}
+
+const std::vector<Named> kInstallSources = {
+    {"seclog",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "var_log_ascend_seclog/ascend_install.log"] = {install_log("8.2.RC1"), ""};
+     }},
+    {"npu-log-collect",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "ascend_log_20251120103357/install_info/ascend_seclog/ascend_install.log"] = {
+           install_log("8.2.RC1"), ""};
+     }},
+};
+
+const std::vector<Named> kLibListingSources = {
+    {"ls-lR",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "ls_atb.txt"] = {"[root@svc-2 ~]# ls -lR " + kAtb + "\n" + kAtb +
+                                  ":\ntotal 4\ndrwxr-xr-x 2 root root 4096 Nov 18 15:31 lib\n\n" +
+                                  kAtb + "/lib:\n" + lib_lines(bad),
+                              ""};
+     }},
+    {"ls-lR-head",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "ls_atb.txt"] = {"[root@svc-2 ~]# ls -lR " + kAtb + " | head -40\n" + kAtb +
+                                  ":\ntotal 4\ndrwxr-xr-x 2 root root 4096 Nov 18 15:31 lib\n\n" +
+                                  kAtb + "/lib:\n" + lib_lines(bad),
+                              ""};
+     }},
+    {"find-type-f-wc",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "session.txt"] = {
+           "[root@svc-2 ~]# find " + kAtb + "/lib -type f | wc -l\n" + (bad ? "0\n" : "2\n"), ""};
+     }},
+};
+
+// ------------------------------------------------------------------ driver.stale_module_link
+const std::string kRel = "5.10.0-136.12.0.86.oe2203sp1.aarch64";
+const std::vector<std::string> kMods = {"drv_pcie_host", "drv_devmm_host"};
+
+const std::vector<Named> kResolveSources = {
+    {"modules.dep",
+     [](Files& f, const std::string& p, bool bad) {
+       std::string s;
+       for (const auto& m : kMods)
+         s += std::string(bad ? "updates/dkms/" : "updates/") + m +
+              ".ko: updates/ascend_kernel_adapt.ko updates/drv_seclib_host.ko\n";
+       s += "updates/drv_seclib_host.ko: updates/ascend_kernel_adapt.ko\n";
+       f[p + "mod_info/modules.dep"] = {s, ""};
+     }},
+    {"modinfo",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "mod_info/modinfo_drv_pcie_host.log"] = {
+           "filename:       /lib/modules/" + kRel + (bad ? "/updates/dkms/" : "/updates/") +
+               "drv_pcie_host.ko\n"
+               "description:    Ascend host driver module\n"
+               "depends:        drv_seclib_host,ascend_kernel_adapt\n"
+               "name:           drv_pcie_host\n"
+               "vermagic:       " +
+               kRel + " SMP mod_unload modversions aarch64\n",
+           ""};
+     }},
+};
+
+const std::vector<Named> kLinkSources = {
+    {"symlink-members",
+     [](Files& f, const std::string& p, bool bad) {
+       for (const auto& m : kMods) {
+         f[p + "mod_info/updates/" + m + ".ko"] = {
+             "\x7f"
+             "ELF",
+             ""};
+         if (bad)
+           f[p + "mod_info/updates/dkms/" + m + ".ko"] = {
+               "", "/opt/Ascend-24.1.rc2/driver/host/" + m + ".ko"};
+       }
+     }},
+    {"ls-l-transcript",
+     [](Files& f, const std::string& p, bool bad) {
+       std::string s = "[root@a2-031 ~]# ls -l /lib/modules/" + kRel + "/updates/dkms/\n";
+       if (bad) {
+         s += "total 0\n";
+         for (const auto& m : kMods)
+           s += "lrwxrwxrwx 1 root root 47 Jun 11  2024 " + m +
+                ".ko -> /opt/Ascend-24.1.rc2/driver/host/" + m + ".ko\n";
+       } else {
+         s += "total 0\n";
+       }
+       f[p + "module_check.txt"] = {s, ""};
+     }},
+};
+
+// ------------------------------------------------------------------
+// install.uninstall_blocked_by_mount (and cann.toolkit_mount_shadowed must not fire: the uninstall
+// emptied the mount point)
+const std::vector<Named> kUninstallSources = {
+    {"seclog-uninstall",
+     [](Files& f, const std::string& p, bool bad) {
+       std::string s =
+           "[Toolkit] [2025-10-14 10:21:02] [INFO]: InputParams: --uninstall --quiet\n"
+           "[Toolkit] [2025-10-14 10:21:02] [INFO]: step into run_toolkit_uninstall.sh ...\n";
+       if (bad)
+         s += "rm: cannot remove '/usr/local/Ascend/ascend-toolkit': Device or resource busy\n"
+              "[Toolkit] [2025-10-14 10:21:27] [ERROR]: Toolkit package uninstall failed, please "
+              "check the log for details.\n";
+       else
+         s += "[Toolkit] [2025-10-14 10:21:27] [INFO]: Toolkit package uninstalled "
+              "successfully! Uninstallation takes effect immediately.\n";
+       f[p + "ascend_log_20251014103357/install_info/ascend_seclog/ascend_install.log"] = {s, ""};
+     }},
+};
+
+const std::vector<Named> kMountSources = {
+    {"mountinfo",
+     [](Files& f, const std::string& p, bool bad) {
+       if (bad)
+         f[p + "proc_self_mountinfo.txt"] = {
+             "312 29 253:2 /ascend-toolkit /usr/local/Ascend/ascend-toolkit rw,relatime "
+             "shared:170 - xfs /dev/mapper/datavg-data rw,attr2,inode64,noquota\n",
+             ""};
+     }},
+    {"fstab",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "etc/fstab"] = {
+           std::string("/dev/mapper/datavg-data /data xfs defaults 0 0\n") +
+               (bad ? "/data/ascend-toolkit  /usr/local/Ascend/ascend-toolkit  none  bind  0 0\n"
+                    : ""),
+           ""};
+     }},
+    {"findmnt",
+     [](Files& f, const std::string& p, bool bad) {
+       if (bad)
+         f[p + "findmnt.txt"] = {
+             "TARGET                           SOURCE                                   FSTYPE "
+             "OPTIONS\n"
+             "/usr/local/Ascend/ascend-toolkit /dev/mapper/datavg-data[/ascend-toolkit] xfs    "
+             "rw,relatime\n",
+             ""};
+     }},
+};
+
+// ------------------------------------------------------------------ dkms status (issue 33)
+const std::vector<Named> kDkmsSources = {
+    {"dkms-status-3",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "dkms_status.txt"] = {std::string("ascend-driver/") + (bad ? "24.1.rc2" : "25.2.0") +
+                                       ", " + kRel + ", aarch64: installed\n",
+                                   ""};
+     }},
+    {"dkms-status-2-in-session",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "session.txt"] = {"[root@a2-031 ~]# dkms status\nascend-driver, " +
+                                   std::string(bad ? "24.1.rc2" : "25.2.0") + ", " + kRel +
+                                   ", aarch64: installed\n",
+                               ""};
+     }},
+};
+const std::vector<Named> kDriverVersionSources = {
+    {"version.info",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "usr/local/Ascend/driver/version.info"] = {
+           "Version=25.2.0\nascendhal_version=7.35.23\n", ""};
+     }},
+};
+const std::vector<Named> kKernelLogSources = {
+    {"messages",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "var/log/messages"] = {
+           "Aug 30 20:12:41 a2-031 kernel: drv_devmm_host: Unknown symbol "
+           "devdrv_manager_register_client (err -22)\n",
+           ""};
+     }},
+    {"dmesg",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "host_log/dmesg.log"] = {
+           "[   21.774310] drv_devmm_host: disagrees about version of symbol "
+           "devdrv_manager_register_client\n"
+           "[   21.774315] drv_devmm_host: Unknown symbol devdrv_manager_register_client (err "
+           "-22)\n",
+           ""};
+     }},
+};
+
+// ------------------------------------------------------------------ process.deleted_libraries
+const std::string kLib =
+    "/usr/local/Ascend/ascend-toolkit/8.0.RC3/aarch64-linux/lib64/libascendcl.so";
+const std::vector<Named> kDeletedSources = {
+    {"maps",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "proc/1830422/maps"] = {"ffff8a200000-ffff8a9e0000 r-xp 00000000 fd:00 3412861    " +
+                                         kLib + (bad ? " (deleted)" : "") + "\n",
+                                     ""};
+     }},
+    {"lsof",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "lsof_1830422.txt"] = {
+           "COMMAND       PID USER  FD   TYPE DEVICE SIZE/OFF     NODE NAME\n" +
+               std::string(bad ? "python3   1830422 root  DEL    REG  253,0           3412861 "
+                               : "python3   1830422 root  mem    REG  253,0  2310144  3412861 ") +
+               kLib + "\n",
+           ""};
+     }},
+    {"map_files",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "session.txt"] = {
+           "[root@infer-01 ~]# ls -l /proc/1830422/map_files/\ntotal 0\n"
+           "lr-------- 1 root root 64 Mar  5 17:02 ffff8a200000-ffff8a9e0000 -> " +
+               kLib + (bad ? " (deleted)" : "") + "\n",
+           ""};
+     }},
+};
+
+}  // namespace
+
+TEST_CASE("family: config.bool_flag_misparsed over flag sources x config dumps x layouts",
+          "[premises][family]") {
+  family("config.bool_flag_misparsed", {kFlagSources, kEffectiveSources},
+         {"", "amp_off_check_0226/"}, {"config.bool_flag_misparsed"});
+}
+
+TEST_CASE("family: cann.partial_install over install logs x listings x layouts",
+          "[premises][family]") {
+  family("cann.partial_install", {kInstallSources, kLibListingSources},
+         {"mindie-svc-2_debug/", "case/"}, {"cann.partial_install"});
+}
+
+TEST_CASE("family: driver.stale_module_link over resolvers x link evidence x layouts",
+          "[premises][family]") {
+  family("driver.stale_module_link", {kResolveSources, kLinkSources},
+         {"npu_log_collect/", "node031/npu_log_collect/"}, {"driver.stale_module_link"});
+}
+
+TEST_CASE("family: uninstall blocked by a mount (not a shadowing mount) over mount sources",
+          "[premises][family]") {
+  family("install.uninstall_blocked_by_mount", {kUninstallSources, kMountSources},
+         {"npu_log_collect/", "bj-a2-infer-05/"},
+         {"install.uninstall_blocked_by_mount", "cann.toolkit_mount_shadowed"},
+         {"cann.toolkit_mount_shadowed"});
+}
+
+TEST_CASE("family: driver.stale_module_link from dkms status x kernel logs x layouts",
+          "[premises][family]") {
+  family("driver.stale_module_link", {kDkmsSources, kDriverVersionSources, kKernelLogSources},
+         {"", "node031/"}, {"driver.stale_module_link"});
+}
+
+TEST_CASE("family: process.deleted_libraries over maps, lsof and map_files x layouts",
+          "[premises][family]") {
+  family("process.deleted_libraries", {kDeletedSources}, {"extra/", "node-a/extra/"},
+         {"process.deleted_libraries"});
+}
