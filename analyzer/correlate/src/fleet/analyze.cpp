@@ -242,8 +242,12 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
       if (first && !culprit_host) {
         ff.summary +=
             " First error on " + first->host + " at " + format_utc(*first->first_fleet_ns);
-        if (ff.fleet_ns && *first->first_fleet_ns < *ff.fleet_ns) {
-          const int64_t gap = *ff.fleet_ns - *first->first_fleet_ns;
+        // the root's own time, else its host's first error of the incident
+        std::optional<int64_t> root_t = ff.fleet_ns;
+        for (const auto& h : r.hosts)
+          if (!root_t && h.host == k.host && h.first_fleet_ns) root_t = h.first_fleet_ns;
+        if (root_t && *first->first_fleet_ns < *root_t) {
+          const int64_t gap = *root_t - *first->first_fleet_ns;
           ff.summary +=
               ", " + span_words(gap) + " earlier" +
               (gap > r.exec_timeout_s * kSec ? ": a different failure, see its node report."
