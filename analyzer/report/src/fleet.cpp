@@ -815,6 +815,7 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
         << html(l.text) << "</pre></div>\n";
     o << "</details>\n";
   }
+  fleet_pictures_html(o, f);  // added (issue 34): wait chain and first errors as inline SVG
   if (!f.suspects.empty()) {
     o << "<details><summary>Other suspects (" << f.suspects.size()
       << ")</summary><table><tr><th>host</th><th>rank</th>"

@@ -28,3 +28,13 @@ std::string cycle_words(const correlate::FleetFirstFailure& ff);
 void add_answer_json(nlohmann::ordered_json& jf, const correlate::FleetFirstFailure& ff);
 
 }  // namespace faultline::report::detail
+
+namespace faultline::report::detail {
+
+// The pictures of the fleet html (issue 34), inline SVG: the wait chain or cycle of the first
+// failure (hosts as boxes, ranks as nodes, edges with the wait kind and time) and a host x time
+// strip of every host's first error (root, chain, others coloured). Nothing when there is no
+// chain / no timed first error.
+void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f);
+
+}  // namespace faultline::report::detail
