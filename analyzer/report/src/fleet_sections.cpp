@@ -226,8 +226,7 @@ void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f) {
     for (const auto& l : ff.evidence)
       if (l.role == "chain") times.push_back(l.time_ns);
     o << "<h3>Wait " << (ff.cycle.empty() ? "chain" : "cycle") << "</h3>\n"
-      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-      << "\" viewBox=\"0 0 " << w << " " << h
+      << "<svg width=\"" << w << "\" height=\"" << h << "\" viewBox=\"0 0 " << w << " " << h
       << "\" role=\"img\" aria-label=\"wait chain\" style=\"font:12px system-ui,sans-serif\">\n"
       << "<defs><marker id=\"fl-arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
          "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 "
@@ -299,7 +298,7 @@ void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f) {
   const double span = std::max<double>(1.0, static_cast<double>(t1 - t0));
   const int row = timed.size() > 64 ? 8 : 18, left = 130, plot = 640;
   const int h = 30 + static_cast<int>(timed.size()) * row + 24;
-  o << "<h3>First error per host over time</h3>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+  o << "<h3>First error per host over time</h3>\n<svg "
        "width=\""
     << left + plot + 30 << "\" height=\"" << h
     << "\" role=\"img\" aria-label=\"first errors over time\" style=\"font:11px "
