@@ -661,3 +661,166 @@ TEST_CASE("Ascend 950 spellings: RootInfoDetect identities and the Env config ti
   REQUIRE(ff.is_object());
   CHECK(ff["rule"] == "errors-without-timeout");
 }
+
+// ---- issue 34: the deadlock shape in every spelling of the exception lines, the CQE shape
+
+namespace {
+
+// The three-line task-exception record of one rank waiting on `remote` in op index 3 of the same
+// tag, in one of the spellings HCCL has printed (hccl task_exception_handler.cc, log-formats.md
+// §8.3, ascend-fd fixtures):
+//   callback    [TaskExceptionHandler][Callback]... base information is streamID (ascend-fd)
+//   device_id   [TaskExceptionHandler]... base information is deviceID:[n], streamID (HCCL source)
+//   stage       [TaskExecStage][Timeout][Host]... para information (CANN 8.5 keywords)
+//   ei0002      [TaskExecStage][Timeout][Host] base line + EI0002's "remote rank [r]", no para
+std::vector<std::string> notify_spelling(const std::string& spelling, int pid, int rank,
+                                         const std::string& remote) {
+  const std::string P = std::to_string(pid);
+  const std::string t = "2024-04-08-02:55:04.903.5" + std::to_string(10 + rank);
+  const std::string pre = "[ERROR] HCCL(" + P + ",python3):" + t;
+  const std::string tag = "tag[AllReduce_" + kGroup + "], index[3]";
+  if (spelling == "callback")
+    return notify_block(pid, "02:55:04.903.5" + std::to_string(10 + rank), 3, remote, rank);
+  if (spelling == "device_id")
+    return {pre + " [task_exception_handler.cc:452][" + P +
+                "][TaskExceptionHandler]Task run failed, base information is deviceID:[" +
+                std::to_string(rank) +
+                "], streamID:[3], taskID[77726298], taskType[Notify Wait], " + tag +
+                ", AlgType(level 0-1-2):[null-null-ring].",
+            pre + " [task_exception_handler.cc:454][" + P +
+                "][TaskExceptionHandler]Task run failed, para information is notify "
+                "id:[0x0000000000000050], stage:[ffffffff], remote rank:[" +
+                remote + "].",
+            pre + " [task_exception_handler.cc:456][" + P +
+                "][TaskExceptionHandler]Task run failed, groupRank information is group:[" +
+                kGroup + "], rankSize[4], rankId[" + std::to_string(rank) + "]."};
+  const std::string base = pre + " [task_exception_handler.cc:908] [" + P +
+                           "][TaskExecStage][Timeout][Host]Task run failed, base information is "
+                           "streamID:[2], taskID[21], " +
+                           tag + ", AlgType(level 0-1-2):[fullmesh-ring-NHR].";
+  const std::string group = pre + " [task_exception_handler.cc:771] [" + P +
+                            "][TaskExecStage][Timeout][Host]Task run failed, groupRank information "
+                            "is group:[" +
+                            kGroup +
+                            "], user define information[], rankSize[4], "
+                            "rankId[" +
+                            std::to_string(rank) + "].";
+  if (spelling == "stage")
+    return {base,
+            pre + " [task_exception_handler.cc:789] [" + P +
+                "][TaskExecStage][Timeout][Host]Task run failed, para information is notify "
+                "id:[0x0000000000000050], stage:[ffffffff], remote rank:[" +
+                remote + "].",
+            group};
+  // ei0002: the error-manager record names the awaited rank itself
+  return {base,
+          "EI0002: [PID: " + P + "] " + t +
+              " The wait execution of the Notify register times out. Reason: The Notify register "
+              "has not received the Notify record from remote rank [" +
+              remote + "].base information: [streamID:[2], taskID[21], tag[AllReduce_" + kGroup +
+              "], AlgType(level 0-1-2):[fullmesh-ring-NHR].] task information: []",
+          group};
+}
+
+}  // namespace
+
+TEST_CASE("Notify Wait deadlock: a closed cycle with no exit in every spelling is no single root",
+          "[fleet][decide][deadlock]") {
+  for (const std::string spelling : {"callback", "device_id", "stage", "ei0002"}) {
+    SECTION(spelling) {
+      const fs::path job = temp_path("deadlock-" + spelling);
+      Cleanup cl{job};
+      // ranks 0..3 on two nodes, same tag and index, within the exec timeout: 0->1->2->3->0
+      for (int r = 0; r < 4; ++r) {
+        const int pid = 69395 + r;
+        proc(job, "worker-" + std::to_string(r / 2), pid,
+             setup_agent(pid, r, r % 2, kGroup, "10.136.181.17" + std::to_string(r / 2)),
+             notify_spelling(spelling, pid, r, std::to_string((r + 1) % 4)));
+      }
+      const json j = run_fleet(job);
+      const json ff = j["first_failure"];
+      REQUIRE(ff.is_object());
+      CHECK(ff["rule"] == "notify-wait-chain");
+      CHECK(ff["no_single_root"] == true);
+      CHECK(ff["host"].is_null());
+      CHECK(ff["culprits"].empty());
+      CHECK(ff["reason"].get<std::string>().rfind("deadlock", 0) == 0);
+      CHECK(ff["vendor_code"] == 124);
+      std::set<int64_t> ranks;
+      for (const auto& m : ff["cycle"]) ranks.insert(m["rank"].get<int64_t>());
+      CHECK(ranks == std::set<int64_t>{0, 1, 2, 3});
+      // a deadlock explains nobody's errors
+      CHECK(ff["explains"]["hosts"].empty());
+      CHECK(ff["summary"].get<std::string>().find("consequence") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("Notify Wait: a cycle with an exit is no deadlock: the chain leaves it for the end",
+          "[fleet][decide][deadlock]") {
+  const fs::path job = temp_path("cycle-exit");
+  Cleanup cl{job};
+  // 0 waits on 1; 1 waits on 0 and on 2; 2 waits on 3; 3 waits on its own sub-stream (local):
+  // the way out of the 0<->1 cycle ends at rank 3
+  const std::vector<std::vector<std::string>> waits = {{"1"}, {"0", "2"}, {"3"}, {"local"}};
+  for (int r = 0; r < 4; ++r) {
+    const int pid = 69395 + r;
+    std::vector<std::string> lines;
+    for (const auto& w : waits[static_cast<size_t>(r)])
+      for (const auto& l : notify_spelling("callback", pid, r, w)) lines.push_back(l);
+    proc(job, "worker-0", pid, setup_agent(pid, r, r, kGroup, "10.136.181.175"), lines);
+  }
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["no_single_root"] == false);
+  CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/3/3"});
+}
+
+TEST_CASE("RoCE error CQE: one device towards two remote ends names the device that logged them",
+          "[fleet][decide][cqe]") {
+  const fs::path job = temp_path("cqe-two-ends");
+  Cleanup cl{job};
+  // rank 0 logs error CQEs towards rank 1's and rank 2's device IPs (st_cqe_testcase shape):
+  // no common remote end, so the local device is the culprit, not the two ends
+  for (int r = 0; r < 3; ++r) {
+    const int pid = 12337 + r;
+    const std::string P = std::to_string(pid);
+    std::vector<std::string> err;
+    if (r == 0)
+      for (const char* ip : {"192.168.13.17", "192.168.13.18"})
+        err.push_back(
+            "[ERROR] HCCL(" + P + ",python):2024-04-08-02:55:04.773.698 [heartbeat.cc:551][" + P +
+            "][283707][Heartbeat]cqe err status[12], time:[2024-04-08 02:55:04.099518], ip:[" + ip +
+            "]");
+    proc(job, "worker-" + std::to_string(r), pid,
+         setup_agent(pid, r, r, kGroup, "10.136.181.17" + std::to_string(r)), err);
+  }
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "roce-cqe");
+  CHECK(ff["host"] == "worker-0");
+  CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/0/0"});
+  const std::string text = ff["rule_text"].get<std::string>();
+  CHECK(text.find("worker-1 rank 1") != std::string::npos);  // the remote ends are named
+  CHECK(text.find("worker-2 rank 2") != std::string::npos);
+}
+
+TEST_CASE("RoCE error CQE: two devices towards each other are both culprits",
+          "[fleet][decide][cqe]") {
+  const fs::path job = temp_path("cqe-mutual");
+  Cleanup cl{job};
+  for (int r = 0; r < 2; ++r) {
+    const int pid = 12337 + r;
+    const std::string P = std::to_string(pid);
+    proc(job, "worker-" + std::to_string(r), pid,
+         setup_agent(pid, r, r, kGroup, "10.136.181.17" + std::to_string(r)),
+         {"[ERROR] HCCL(" + P + ",python):2024-04-08-02:55:04.773.698 [heartbeat.cc:551][" + P +
+          "][283707][Heartbeat]cqe err status[12], time:[2024-04-08 02:55:04.099518], "
+          "ip:[192.168.13." +
+          std::to_string(17 - r) + "]"});
+  }
+  const json ff = run_fleet(job)["first_failure"];
+  REQUIRE(ff.is_object());
+  CHECK(ff["rule"] == "roce-cqe");
+  CHECK(culprit_keys(ff) == std::set<std::string>{"worker-0/0/0", "worker-1/1/1"});
+}

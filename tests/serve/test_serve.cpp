@@ -494,6 +494,32 @@ TEST_CASE("a job's tarball (one folder per node) gets the fleet answer on its re
   REQUIRE(html);
   CHECK(html->status == 200);
   CHECK(html->body.find("First failure") != std::string::npos);
+  // one answer on every surface (issue 34): the status object, the list, the page header and the
+  // list page lead with the fleet answer; the appended per-node part says it is per node
+  REQUIRE(st.at("verdict").is_object());
+  CHECK(st.at("verdict").at("kind") == "first_failure");
+  CHECK(st.at("verdict").at("id") == "roce-cqe");
+  CHECK(st.at("verdict").at("title").get<std::string>().find("worker-2 rank 2") !=
+        std::string::npos);
+  REQUIRE(st.at("first_failure").is_object());
+  CHECK(st.at("first_failure").at("host") == "worker-2");
+  CHECK(st.at("first_failure").at("rule") == rep.at("first_failure").at("rule"));
+  auto list = c->Get("/api/bundles");
+  REQUIRE(list);
+  const json lj = json::parse(list->body);
+  REQUIRE(lj.at("analyses").size() == 1);
+  CHECK(lj.at("analyses").at(0).at("first_failure") == st.at("first_failure"));
+  CHECK(lj.at("analyses").at(0).at("verdict") == st.at("verdict"));
+  auto page = c->Get(("/bundles/" + id).c_str());
+  REQUIRE(page);
+  CHECK(page->body.find("First failure (job): <strong>worker-2 rank 2") != std::string::npos);
+  CHECK(page->body.find("No finding") == std::string::npos);
+  CHECK(page->body.find("Per-node report: the verdict and findings below are per node") !=
+        std::string::npos);
+  auto lp = c->Get("/bundles");
+  REQUIRE(lp);
+  CHECK(lp->body.find("worker-2 rank 2 device 0 failed first") != std::string::npos);
+  CHECK(lp->body.find("(job answer, across the nodes)") != std::string::npos);
 }
 
 TEST_CASE("multipart upload and the same bundle twice", "[serve]") {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "faultline/core/time.hpp"
+#include "fleet_sections.hpp"
 #include "render.hpp"
 #include "shared.hpp"
 
@@ -418,6 +419,7 @@ J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
         J{{"hosts", hosts_json(hs)},
           {"unexplained_on_node", it == v.unexplained.end() ? J::array() : hosts_json(it->second)}};
   }
+  j["faults"] = fleet_faults_json(f);  // added (issue 34): docs/fleet.md "Fault events"
   j["drift"] = J::object();
   j["drift_majority"] = J::object();  // added: the value most hosts have, per drifting fact
   for (const auto& [name, d] : v.drift) {
@@ -475,6 +477,7 @@ J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
     jf["device_ip"] = ff.device_ip.empty() ? J(nullptr) : J(ff.device_ip);
     jf["agreed"] = ff.agreed;
     jf["disagreed"] = ff.disagreed;
+    add_answer_json(jf, ff);  // added (issue 34): vendor_code, cycle
   }
   j["suspects"] = J::array();
   for (const auto& s : f.suspects)
@@ -556,10 +559,13 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     const auto& ff = *f.first_failure;
     o << "**" << md_cell(who(ff), 300, Esc::prose) << "**";
     if (ff.time_ns) o << " at " << fmt_time_q(ff.time_ns, ff.quality) << " (" << ff.quality << ")";
-    o << " · rule " << code(ff.rule) << " · confidence " << fmt_conf(ff.confidence) << "\n\n";
+    o << " · rule " << code(ff.rule) << md_text(vendor_words(ff)) << " · confidence "
+      << fmt_conf(ff.confidence) << "\n\n";
     o << md_prose(ff.summary) << "\n\n";
-    o << "- Rule of inference: " << md_prose(ff.rule_text) << "\n";
-    if (ff.no_single_root) o << "- No single root: " << md_prose(ff.reason) << "\n";
+    if (ff.rule_text != ff.reason) o << "- Rule of inference: " << md_prose(ff.rule_text) << "\n";
+    if (ff.no_single_root && ff.summary.find(ff.reason) == std::string::npos)
+      o << "- No single root: " << md_prose(ff.reason) << "\n";
+    if (!ff.cycle.empty()) o << "- Cycle: " << md_cell(cycle_words(ff), 2000) << "\n";
     if (ff.culprits.size() > 1)
       for (const auto& u : ff.culprits)
         o << "- Culprit: " << md_cell(culprit_words(u), 300) << "\n";
@@ -678,6 +684,7 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     o << "\n";
   }
 
+  fleet_faults_md(o, f);
   o << "## Version drift\n\n";
   if (v.drift.empty()) {
     o << "No drift: every version fact has one value across the fleet.\n\n";
@@ -786,10 +793,14 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
       << (ff.time_ns
               ? " at " + html(fmt_time_q(ff.time_ns, ff.quality)) + " (" + html(ff.quality) + ")"
               : "")
-      << " &middot; rule <code>" << html(ff.rule) << "</code> &middot; confidence "
-      << fmt_conf(ff.confidence) << "<br>" << html(ff.summary) << "</div>\n<ul>\n"
-      << "<li>Rule of inference: " << html(ff.rule_text) << "</li>\n";
-    if (ff.no_single_root) o << "<li>No single root: " << html(ff.reason) << "</li>\n";
+      << " &middot; rule <code>" << html(ff.rule) << "</code>" << html(vendor_words(ff))
+      << " &middot; confidence " << fmt_conf(ff.confidence) << "<br>" << html(ff.summary)
+      << "</div>\n<ul>\n";
+    if (ff.rule_text != ff.reason)
+      o << "<li>Rule of inference: " << html(ff.rule_text) << "</li>\n";
+    if (ff.no_single_root && ff.summary.find(ff.reason) == std::string::npos)
+      o << "<li>No single root: " << html(ff.reason) << "</li>\n";
+    if (!ff.cycle.empty()) o << "<li>Cycle: " << html(cycle_words(ff)) << "</li>\n";
     if (ff.culprits.size() > 1)
       for (const auto& u : ff.culprits) o << "<li>Culprit: " << html(culprit_words(u)) << "</li>\n";
     if (!ff.chain.empty()) {
@@ -817,6 +828,7 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
         << html(l.text) << "</pre></div>\n";
     o << "</details>\n";
   }
+  fleet_pictures_html(o, f);  // added (issue 34): wait chain and first errors as inline SVG
   if (!f.suspects.empty()) {
     o << "<details><summary>Other suspects (" << f.suspects.size()
       << ")</summary><table><tr><th>host</th><th>rank</th>"
@@ -874,6 +886,7 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
     }
     o << "</table>\n";
   }
+  fleet_faults_html(o, f);
   o << "<h2>Version drift</h2>\n";
   if (v.drift.empty())
     o << "<p>No drift: every version fact has one value across the fleet.</p>\n";

@@ -31,13 +31,19 @@ namespace {
 // per-host report. md: the fleet report, then the bundle report; json: the bundle object with
 // `first_failure` and `fleet` (the fleet report's object) added; html: the fleet page with the
 // bundle report's body appended.
+// Heads the appended per-node part: its verdict is each host's own, the job's answer is above.
+constexpr const char* kPerNode =
+    "Per-node report: the verdict and findings below are per node (each host on its own); the "
+    "job's answer is the first failure above.";
+
 std::string render_job(sqlite3* db, int64_t bundle_id, const detail::Report& r, Format f) {
   switch (f) {
     case Format::jsonl:
     case Format::csv:
       return {};  // the timeline export is not a report (render_timeline)
     case Format::md:
-      return detail::render_fleet_md(db, {bundle_id}) + "\n---\n\n" + detail::render_md(r);
+      return detail::render_fleet_md(db, {bundle_id}) + "\n---\n\n" + kPerNode + "\n\n" +
+             detail::render_md(r);
     case Format::json: {
       auto j = nlohmann::ordered_json::parse(detail::render_json(r));
       auto fl = detail::fleet_json(db, {bundle_id});
@@ -56,7 +62,8 @@ std::string render_job(sqlite3* db, int64_t bundle_id, const detail::Report& r, 
       if (s0 == std::string::npos || s1 == std::string::npos || b0 == std::string::npos ||
           b1 == std::string::npos || head == std::string::npos || end == std::string::npos)
         return page;
-      page.insert(end, "<hr>\n" + one.substr(b0 + 7, b1 - b0 - 7));
+      page.insert(end, "<hr>\n<p><b>" + std::string(kPerNode) + "</b></p>\n" +
+                           one.substr(b0 + 7, b1 - b0 - 7));
       page.insert(head, one.substr(s0, s1 + 8 - s0) + "\n");
       return page;
     }

@@ -9,7 +9,7 @@ namespace faultline::serve::detail {
 
 namespace {
 
-constexpr int kIndexVersion = 2;  // 2: the faults column
+constexpr int kIndexVersion = 3;  // 2: the faults column; 3: first_failure
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS analyses (
@@ -24,20 +24,22 @@ CREATE TABLE IF NOT EXISTS analyses (
   started_at    INTEGER NOT NULL DEFAULT 0,
   finished_at   INTEGER NOT NULL DEFAULT 0,
   hosts         TEXT NOT NULL DEFAULT '[]',-- JSON array
-  verdict_kind  TEXT NOT NULL DEFAULT '',  -- root_cause | symptom | fault | none
+  verdict_kind  TEXT NOT NULL DEFAULT '',  -- first_failure | root_cause | symptom | fault | none
   verdict_id    TEXT NOT NULL DEFAULT '',
   verdict_title TEXT NOT NULL DEFAULT '',
   root_causes   INTEGER NOT NULL DEFAULT 0,
   symptoms      INTEGER NOT NULL DEFAULT 0,
   warnings      INTEGER NOT NULL DEFAULT 0,
-  faults        INTEGER NOT NULL DEFAULT 0
+  faults        INTEGER NOT NULL DEFAULT 0,
+  first_failure TEXT NOT NULL DEFAULT ''   -- JSON: the fleet answer of a job bundle, '' otherwise
 );
 CREATE INDEX IF NOT EXISTS analyses_uploaded ON analyses(uploaded_at);
 )sql";
 
 constexpr const char* kColumns =
     "id, sha256, name, file, size, status, error, uploaded_at, started_at, finished_at, hosts, "
-    "verdict_kind, verdict_id, verdict_title, root_causes, symptoms, warnings, faults";
+    "verdict_kind, verdict_id, verdict_title, root_causes, symptoms, warnings, faults, "
+    "first_failure";
 
 class Stmt {
  public:
@@ -98,6 +100,7 @@ Analysis row(const Stmt& s) {
   a.symptoms = static_cast<int>(s.int64(15));
   a.warnings = static_cast<int>(s.int64(16));
   a.faults = static_cast<int>(s.int64(17));
+  a.first_failure = s.text(18);
   return a;
 }
 
@@ -136,6 +139,8 @@ Index::Index(const std::filesystem::path& file) {
     exec(db_, kSchema);
     if (version == 1)  // written before fault events: the table lacks the faults column
       exec(db_, "ALTER TABLE analyses ADD COLUMN faults INTEGER NOT NULL DEFAULT 0");
+    if (version >= 1 && version < 3)  // written before the fleet answer of job bundles
+      exec(db_, "ALTER TABLE analyses ADD COLUMN first_failure TEXT NOT NULL DEFAULT ''");
     exec(db_, ("PRAGMA user_version=" + std::to_string(kIndexVersion)).c_str());
   } catch (...) {
     sqlite3_close(db_);
@@ -193,7 +198,8 @@ void Index::requeue(const std::string& id, const std::string& name, const std::s
   Stmt s(db_,
          "UPDATE analyses SET status='queued', error='', name=?, file=?, uploaded_at=?, "
          "started_at=0, finished_at=0, hosts='[]', verdict_kind='', verdict_id='', "
-         "verdict_title='', root_causes=0, symptoms=0, warnings=0, faults=0 WHERE id=?");
+         "verdict_title='', root_causes=0, symptoms=0, warnings=0, faults=0, first_failure='' "
+         "WHERE id=?");
   s.bind(1, name).bind(2, file).bind(3, uploaded_at).bind(4, id);
   s.step();
 }
@@ -211,10 +217,10 @@ void Index::set_failed(const std::string& id, const std::string& error, int64_t 
 }
 
 void Index::set_done(const Analysis& r) {
-  Stmt s(
-      db_,
-      "UPDATE analyses SET status='done', error='', finished_at=?, hosts=?, verdict_kind=?, "
-      "verdict_id=?, verdict_title=?, root_causes=?, symptoms=?, warnings=?, faults=? WHERE id=?");
+  Stmt s(db_,
+         "UPDATE analyses SET status='done', error='', finished_at=?, hosts=?, verdict_kind=?, "
+         "verdict_id=?, verdict_title=?, root_causes=?, symptoms=?, warnings=?, faults=?, "
+         "first_failure=? WHERE id=?");
   s.bind(1, r.finished_at)
       .bind(2,
             nlohmann::json(r.hosts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
@@ -225,7 +231,8 @@ void Index::set_done(const Analysis& r) {
       .bind(7, static_cast<int64_t>(r.symptoms))
       .bind(8, static_cast<int64_t>(r.warnings))
       .bind(9, static_cast<int64_t>(r.faults))
-      .bind(10, r.id);
+      .bind(10, r.first_failure)
+      .bind(11, r.id);
   s.step();
 }
 

@@ -26,6 +26,10 @@ struct Analysis {
   std::string verdict_id, verdict_title;
   int root_causes = 0, symptoms = 0, warnings = 0;
   int faults = 0;  // fault-event findings (docs/faults.md)
+  // a job bundle (several nodes): the fleet answer as JSON (docs/api.md, issue 34); "" otherwise.
+  // Then verdict_kind is "first_failure", verdict_id its rule and verdict_title its one-line
+  // answer.
+  std::string first_failure;
 };
 
 class Index {

@@ -89,8 +89,12 @@ std::string analyses_table(const std::vector<Analysis>& list, const std::string&
     if (a.hosts.size() > 8) h += ", … (" + std::to_string(a.hosts.size()) + ")";
     h += "</td><td>";
     if (a.status == "done") {
-      if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" ||
-          a.verdict_kind == "fault") {
+      if (a.verdict_kind == "first_failure") {
+        h += "<span class=\"verdict-root_cause\">" + html_escape(a.verdict_title) +
+             "</span><br><code>" + html_escape(a.verdict_id) +
+             "</code> <span class=\"muted\">(job answer, across the nodes)</span>";
+      } else if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" ||
+                 a.verdict_kind == "fault") {
         h += "<span class=\"verdict-" + a.verdict_kind + "\">" + html_escape(a.verdict_title) +
              "</span><br><code>" + html_escape(a.verdict_id) + "</code>";
         if (a.verdict_kind == "symptom") h += " <span class=\"muted\">(no root cause found)</span>";
@@ -308,9 +312,15 @@ std::string report_page(const Analysis& a, const std::string& report_html,
          "\">All analyses</a>";
   bar += "<span>" + html_escape(a.name) + " <span style=\"opacity:.7\">sha256 " +
          html_escape(a.sha256.substr(0, 16)) + "…</span></span>";
-  if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom")
+  if (a.verdict_kind == "first_failure")
+    bar += "<span>First failure (job): <strong>" + html_escape(a.verdict_title) +
+           "</strong> <code>" + html_escape(a.verdict_id) + "</code></span>";
+  else if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" ||
+           a.verdict_kind == "fault")
     bar += "<span>" +
-           std::string(a.verdict_kind == "root_cause" ? "Root cause" : "Unexplained symptom") +
+           std::string(a.verdict_kind == "root_cause" ? "Root cause"
+                       : a.verdict_kind == "symptom"  ? "Unexplained symptom"
+                                                      : "Fault event") +
            ": <strong>" + html_escape(a.verdict_title) + "</strong> <code>" +
            html_escape(a.verdict_id) + "</code></span>";
   else

@@ -18,6 +18,8 @@
 #include "conn.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
+#include "faultline/core/time.hpp"
+#include "faultline/correlate/fleet.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/serve/serve.hpp"
 #include "faultline/store/store.hpp"
@@ -137,10 +139,14 @@ json analysis_json(const Analysis& a) {
   if (a.status == "failed") j["error"] = a.error;
   j["hosts"] = a.hosts;
   if (a.status == "done") {
-    if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" || a.verdict_kind == "fault")
+    if (a.verdict_kind == "root_cause" || a.verdict_kind == "symptom" ||
+        a.verdict_kind == "fault" || a.verdict_kind == "first_failure")
       j["verdict"] = {{"kind", a.verdict_kind}, {"id", a.verdict_id}, {"title", a.verdict_title}};
     else
       j["verdict"] = nullptr;
+    // added (issue 34): the fleet answer of a job bundle, null for a one-node bundle
+    const auto ff = json::parse(a.first_failure, nullptr, false);
+    j["first_failure"] = ff.is_object() ? ff : json(nullptr);
     j["root_causes"] = a.root_causes;
     j["symptoms"] = a.symptoms;
     j["faults"] = a.faults;
@@ -210,6 +216,45 @@ void remove_db_files(const fs::path& db) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(db.string() + suffix, ec);
 }
 
+// The fleet answer of a job bundle (several nodes, docs/fleet.md "A job in one bundle"): it leads
+// every surface (page header, list, API), ahead of the per-node findings (issue 34).
+void fleet_answer(sqlite3* db, int64_t bundle, Analysis& a) {
+  if (!correlate::job_bundle(db, bundle)) return;
+  const auto run = correlate::load_fleet(db, {bundle});
+  if (!run || !run->first_failure) return;
+  const auto& ff = *run->first_failure;
+  std::string who;
+  json culprits = json::array();
+  for (const auto& u : ff.culprits) {
+    std::string one = u.host.empty() ? u.address : u.host;
+    if (u.rank) one += " rank " + std::to_string(*u.rank);
+    if (u.device) one += " device " + std::to_string(*u.device);
+    who += (who.empty() ? "" : ", ") + one;
+    culprits.push_back({{"host", u.host.empty() ? json(nullptr) : json(u.host)},
+                        {"rank", u.rank ? json(*u.rank) : json(nullptr)},
+                        {"device", u.device ? json(*u.device) : json(nullptr)},
+                        {"address", u.address.empty() ? json(nullptr) : json(u.address)}});
+  }
+  if (who.empty() && !ff.host.empty()) who = ff.host;
+  a.verdict_kind = "first_failure";
+  a.verdict_id = ff.rule;
+  a.verdict_title = ff.no_single_root
+                        ? "No single root: " + ff.reason
+                        : who + (ff.culprits.size() > 1 ? " failed together" : " failed first");
+  if (a.verdict_title.size() > 300) a.verdict_title = a.verdict_title.substr(0, 300) + "…";
+  json j = {{"host", ff.host.empty() ? json(nullptr) : json(ff.host)},
+            {"rank", ff.rank ? json(*ff.rank) : json(nullptr)},
+            {"device", ff.device ? json(*ff.device) : json(nullptr)},
+            {"time", ff.time_ns ? json(format_utc(*ff.time_ns)) : json(nullptr)},
+            {"rule", ff.rule},
+            {"vendor_code", ff.vendor_code ? json(*ff.vendor_code) : json(nullptr)},
+            {"no_single_root", ff.no_single_root},
+            {"reason", ff.reason.empty() ? json(nullptr) : json(ff.reason)},
+            {"culprits", std::move(culprits)},
+            {"summary", ff.summary}};
+  a.first_failure = j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // Hosts, verdict and counts of a finished analysis, read from its database.
 void summarize(sqlite3* db, int64_t bundle, Analysis& a) {
   auto each = [&](const char* sql, const auto& fn) {
@@ -249,6 +294,11 @@ void summarize(sqlite3* db, int64_t bundle, Analysis& a) {
   }
   each("SELECT count(*) FROM warnings WHERE bundle_id=?",
        [&](sqlite3_stmt* s) { a.warnings = sqlite3_column_int(s, 0); });
+  try {
+    fleet_answer(db, bundle, a);
+  } catch (const std::exception&) {
+    // a database without fleet tables or an unreadable run: the per-node verdict stays
+  }
 }
 
 // Read-only handle on an analysis database.

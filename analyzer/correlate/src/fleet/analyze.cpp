@@ -5,12 +5,49 @@
 // internal.hpp): roster, wait graph, clock offsets, incident, rules, decision procedure, evidence.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <set>
 
 #include "faultline/core/time.hpp"
 #include "internal.hpp"
 
 namespace faultline::correlate {
+
+namespace {
+
+// ascend-fd's root-cluster decision code for the same decision (docs/fleet.md, table "ascend-fd
+// decision codes"); none for faultline's own rules.
+std::optional<int64_t> vendor_code(const fleet::Candidate& k) {
+  static const std::map<std::string, int64_t> fixed = {
+      {"errors-without-timeout", 101}, {"first-error-not-timeout", 113},
+      {"link-setup-chain", 108},       {"tls-switch-different", 120},
+      {"root-info-unconnected", 121},  {"mindie-pull-kv", 129},
+      {"lagging-report", 130},         {"mindie-link", 131}};
+  if (auto it = fixed.find(k.rule); it != fixed.end()) return it->second;
+  if (k.rule == "transport-init-chain") return k.no_single_root ? 133 : 132;
+  if (k.rule == "notify-wait-chain" && k.no_single_root) return 124;
+  // the root-info host (collected or not); not the branch naming silent members
+  if (k.rule == "root-info-init" && (k.no_single_root || !k.ip.empty())) return 118;
+  return std::nullopt;
+}
+
+// "1 h 02 min", "12 min 05 s", "3.2 s"
+std::string span_words(int64_t ns) {
+  const int64_t s = ns / 1'000'000'000;
+  char b[64];
+  if (s >= 3600)
+    std::snprintf(b, sizeof b, "%lld h %02lld min", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s % 3600 / 60));
+  else if (s >= 60)
+    std::snprintf(b, sizeof b, "%lld min %02lld s", static_cast<long long>(s / 60),
+                  static_cast<long long>(s % 60));
+  else
+    std::snprintf(b, sizeof b, "%.1f s", static_cast<double>(ns) / 1e9);
+  return b;
+}
+
+}  // namespace
 
 using namespace fleet;  // NOLINT(google-build-using-namespace): this file composes its steps
 
@@ -53,6 +90,7 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     });
   }
   estimate_offsets(c, r);
+  r.faults = load_fleet_faults(db, c.bundles);
   const Incident in = find_incident(c, r.exec_timeout_s);
   fill_first_errors(c, r, in);
 
@@ -83,6 +121,9 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     if (!m.culprits.empty()) found.push_back(std::move(m));
     mindie_done = true;
   }
+  // no rule decided: the earliest fault event of a cause class (docs/fleet.md "Fault events")
+  if (found.empty())
+    if (auto k = rule_earliest_fault(r)) found.push_back(std::move(*k));
   if (!found.empty()) {
     Candidate k = found.front();
     if (!mindie_done) mindie_links(c, ro, k);
@@ -99,6 +140,8 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     ff.chain = k.chain;
     ff.no_single_root = k.no_single_root;
     ff.reason = k.reason;
+    ff.cycle = k.cycle;
+    ff.vendor_code = vendor_code(k);
     ff.logic_device = k.logic_device;
     ff.device_ip = k.device_ip;
     if (ff.culprits.empty() && !ff.no_single_root) {
@@ -167,12 +210,18 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
         who += (who.empty() ? "" : " and ") + one;
       }
     }
+    if (k.rule == "earliest-fault") who = k.host;
     ff.summary =
         k.no_single_root
             ? "No single root: " + k.reason + "."
             : who + (k.culprits.size() > 1 ? " failed together" : " failed first") +
                   (ff.time_ns ? " at " + format_utc(*ff.time_ns) + " (" + ff.quality + ")" : "") +
                   ", by " + k.rule + ".";
+    if (k.rule == "earliest-fault" && !r.faults.empty()) {
+      // the fault event itself is the answer: name it, not "failed first"
+      ff.summary = k.host + ": " + k.text.substr(k.text.find("; ") + 2) +
+                   (ff.time_ns ? ", first at " + format_utc(*ff.time_ns) : "") + ".";
+    }
     if (k.own)
       ff.summary += " Its own first fault: " + k.own->main_sig() + " (" + k.own->file + ":" +
                     std::to_string(k.own->line) + ").";
@@ -180,6 +229,34 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     if (!ff.explains_hosts.empty())
       ff.summary += " The collective errors on " + std::to_string(ff.explains_hosts.size()) +
                     " other host(s) are its consequence.";
+    // the first-erroring host is not the root: say so beside the answer (a different failure
+    // when it came more than HCCL_EXEC_TIMEOUT earlier)
+    if (!k.no_single_root && k.rule != "earliest-fault") {
+      const FleetHost* first = nullptr;
+      for (const auto& h : r.hosts)
+        if (h.first_fleet_ns && (!first || *h.first_fleet_ns < *first->first_fleet_ns)) first = &h;
+      const bool culprit_host =
+          first && (first->host == k.host ||
+                    std::any_of(k.culprits.begin(), k.culprits.end(),
+                                [&](const FleetCulprit& u) { return u.host == first->host; }));
+      if (first && !culprit_host) {
+        ff.summary +=
+            " First error on " + first->host + " at " + format_utc(*first->first_fleet_ns);
+        // the root's own time, else its host's first error of the incident
+        std::optional<int64_t> root_t = ff.fleet_ns;
+        for (const auto& h : r.hosts)
+          if (!root_t && h.host == k.host && h.first_fleet_ns) root_t = h.first_fleet_ns;
+        if (root_t && *first->first_fleet_ns < *root_t) {
+          const int64_t gap = *root_t - *first->first_fleet_ns;
+          ff.summary +=
+              ", " + span_words(gap) + " earlier" +
+              (gap > r.exec_timeout_s * kSec ? ": a different failure, see its node report."
+                                             : ", before the root's own line.");
+        } else {
+          ff.summary += ": not the root, see its node report.";
+        }
+      }
+    }
     // the finding of the line's own bundle that cites it (per-node diagnosis), when there is one
     for (auto& l : ff.evidence) {
       if (!l.finding.empty() || l.host.empty() || l.file.empty()) continue;

@@ -24,7 +24,8 @@ void culprit_evidence(const Ctx& c, const FleetResult& r, const Incident& in, Ca
   // Rules that found the failing line themselves (timeline first failure, first CQE error):
   // that line is the time; otherwise the host's own first fault in the incident is.
   const bool rule_line =
-      (k.rule == "earliest-first-failure" || k.rule == "roce-cqe") && !k.lines.empty();
+      (k.rule == "earliest-first-failure" || k.rule == "roce-cqe" || k.rule == "earliest-fault") &&
+      !k.lines.empty();
   if (rule_line) {
     ff.time_ns = k.lines.front().time_ns;
     ff.quality = k.lines.front().quality;
@@ -149,7 +150,10 @@ void explains_of(const Ctx& c, const Incident& in, FleetFirstFailure& ff) {
       }
     }
   }
+  // only hosts that are not culprits themselves; a deadlock or a missing root explains nothing
   hosts.erase(ff.host);
+  for (const auto& u : ff.culprits) hosts.erase(u.host);
+  if (ff.no_single_root || (ff.host.empty() && ff.culprits.empty())) hosts.clear();
   ff.explains_hosts.assign(hosts.begin(), hosts.end());
   ff.explains_symptoms.assign(symptoms.begin(), symptoms.end());
 }

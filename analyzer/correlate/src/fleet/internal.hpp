@@ -7,6 +7,7 @@
 //   rules.cpp     the decision rules, one function each
 //   decide.cpp    the decision procedure: which rule runs when, chains, "no single root"
 //   evidence.cpp  the culprit's evidence lines, its node root cause, what it explains
+//   faults.cpp    the fleet's fault events (every node's fault findings) and rule earliest-fault
 //   analyze.cpp   analyze_fleet: the steps above in order
 //   store.cpp     fleet_* tables (store_fleet / load_fleet)
 #pragma once
@@ -295,6 +296,7 @@ struct Candidate {
   std::string reason;
   std::optional<int64_t> logic_device;
   std::string device_ip;
+  std::vector<FleetCulprit> cycle;  // a deadlock's members
 };
 
 void attach_timeouts(Ctx& c, FleetResult& r);
@@ -305,6 +307,8 @@ std::optional<Candidate> rule_link_target(Ctx& c, const FleetResult& r);
 std::optional<Candidate> rule_roce(const Ctx& c, const FleetResult& r);
 std::optional<Candidate> rule_silent(const Ctx& c, const FleetResult& r, const Incident& in);
 std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool hccl);
+// faults.cpp: no HCCL rule decided -> the earliest timed fault event of a cause class
+std::optional<Candidate> rule_earliest_fault(const FleetResult& r);
 
 // ---- the decision procedure (decide.cpp): transport-init chain, then by the timeout class of
 // the first-erroring process (link setup, op execution / Notify Wait, root-info init)

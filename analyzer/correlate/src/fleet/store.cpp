@@ -63,9 +63,9 @@ void read_identity(const J& j, FleetRank& fr) {
   fr.server_ip = str_of(j, "server_ip");
 }
 
-J answer_json(const FleetFirstFailure& f) {
+J culprits_json(const std::vector<FleetCulprit>& v) {
   J cs = J::array();
-  for (const auto& u : f.culprits)
+  for (const auto& u : v)
     cs.push_back(J{{"host", u.host},
                    {"rank", opt_json(u.rank)},
                    {"device", opt_json(u.device)},
@@ -73,7 +73,13 @@ J answer_json(const FleetFirstFailure& f) {
                    {"device_ip", u.device_ip},
                    {"pid", opt_json(u.pid)},
                    {"address", u.address}});
-  return J{{"culprits", std::move(cs)},
+  return cs;
+}
+
+J answer_json(const FleetFirstFailure& f) {
+  return J{{"culprits", culprits_json(f.culprits)},
+           {"cycle", culprits_json(f.cycle)},
+           {"vendor_code", opt_json(f.vendor_code)},
            {"chain", f.chain},
            {"no_single_root", f.no_single_root},
            {"reason", f.reason},
@@ -85,18 +91,19 @@ J answer_json(const FleetFirstFailure& f) {
 
 void read_answer(const J& j, FleetFirstFailure& f) {
   if (!j.is_object()) return;
-  for (const auto& u : j.value("culprits", J::array())) {
-    if (!u.is_object()) continue;
-    FleetCulprit k;
-    k.host = str_of(u, "host");
-    k.rank = opt_of(u, "rank");
-    k.device = opt_of(u, "device");
-    k.logic_device = opt_of(u, "logic_device");
-    k.device_ip = str_of(u, "device_ip");
-    k.pid = opt_of(u, "pid");
-    k.address = str_of(u, "address");
-    f.culprits.push_back(std::move(k));
-  }
+  for (const char* key : {"culprits", "cycle"})
+    for (const auto& u : j.value(key, J::array())) {
+      if (!u.is_object()) continue;
+      FleetCulprit k;
+      k.host = str_of(u, "host");
+      k.rank = opt_of(u, "rank");
+      k.device = opt_of(u, "device");
+      k.logic_device = opt_of(u, "logic_device");
+      k.device_ip = str_of(u, "device_ip");
+      k.pid = opt_of(u, "pid");
+      k.address = str_of(u, "address");
+      (std::string_view(key) == "cycle" ? f.cycle : f.culprits).push_back(std::move(k));
+    }
   for (const char* key : {"chain", "agreed", "disagreed"}) {
     auto& dst = std::string_view(key) == "chain"    ? f.chain
                 : std::string_view(key) == "agreed" ? f.agreed
@@ -106,6 +113,7 @@ void read_answer(const J& j, FleetFirstFailure& f) {
   }
   f.no_single_root = j.value("no_single_root", false);
   f.reason = str_of(j, "reason");
+  f.vendor_code = opt_of(j, "vendor_code");
   f.logic_device = opt_of(j, "logic_device");
   f.device_ip = str_of(j, "device_ip");
 }
@@ -456,6 +464,7 @@ std::optional<FleetResult> load_fleet(sqlite3* db, const std::vector<int64_t>& b
     st.bind(1, run);
     while (st.step()) r.suspects.push_back({st.str(0), st.str(2), st.str(3), st.opt_i64(1)});
   }
+  r.faults = load_fleet_faults(db, ids);  // from the per-node findings (not stored twice)
   return r;
 }
 

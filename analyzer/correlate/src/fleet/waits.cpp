@@ -10,7 +10,8 @@
 //   aicpu      device-side `[TaskException]base information is ... type:NOTIFY WAIT, localRank:l,
 //              remoteRank:r` + the next line's `group:g`: rank r of communicator g
 //   notify     `Task run failed, para information is ... remote rank:[r|local]` after a Notify
-//              Wait task failure: rank r of the task's communicator (its tag), or itself
+//              Wait task failure: rank r of the task's communicator (its tag), or itself; without
+//              a para line, EI0002's `Notify record from remote rank [r]` (same meaning)
 #include <tuple>
 
 #include "internal.hpp"
@@ -131,6 +132,25 @@ WaitGraph build_waits(const Ctx& c, const Roster& ro) {
       const auto rank = to_i64(rr);
       if (!rank || *rank == 4294967295) continue;  // none
       add(*from, ro.by_rank(grp, *rank), "notify", "rank " + rr, h);
+    }
+    // EI0002 names the awaited rank in its own text (`... Notify record from remote rank [r].base
+    // information: [... tag[..] ...]`): an edge of its own when the process logged no para line
+    std::set<size_t> with_para;
+    for (const auto& e : g.edges)
+      if (e.kind == "notify") with_para.insert(e.from);
+    for (const auto& h : c.of("hccl.notify_wait_timeout")) {
+      const std::string rr = h.c("remote_rank");
+      if (rr.empty() || rr == "unknown") continue;
+      const auto from = from_of(h);
+      if (!from || with_para.count(*from) != 0) continue;
+      if (rr == "local") {
+        add(*from, from, "notify", "local", h, true);
+        continue;
+      }
+      const auto rank = to_i64(rr);
+      if (!rank || *rank == 4294967295) continue;
+      add(*from, ro.by_rank(group_of_tag(ro, ro.procs[*from], h.c("tag")), *rank), "notify",
+          "rank " + rr, h);
     }
   }
   {

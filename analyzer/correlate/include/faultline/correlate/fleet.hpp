@@ -82,6 +82,26 @@ struct FleetFirstFailure {
   std::optional<int64_t> logic_device;
   std::string device_ip;
   std::vector<std::string> agreed, disagreed;  // other rules that agreed / named someone else
+  // added (issue 34): the members of a closed wait cycle (a deadlock: no_single_root)
+  std::vector<FleetCulprit> cycle;
+  // ascend-fd's root-cluster decision code (101-133) of the same decision, when there is one
+  // (docs/fleet.md "Decision procedure"); users of the vendor tool know those numbers
+  std::optional<int64_t> vendor_code;
+};
+
+// One fault event of the fleet (docs/fleet.md "Fault events", added in issue 34): the per-node
+// fault findings (docs/faults.md) of one signature and external code, over every host that has
+// them.
+struct FleetFault {
+  std::string id;    // fault.<signature id>
+  std::string code;  // external code (vendor code, ERRxxxxx, event id); "" when none
+  std::string title, signature, fault_class, role, severity;
+  std::vector<std::string> hosts;   // sorted
+  std::optional<int64_t> first_ns;  // earliest timed hit over the hosts (the host's clock, UTC)
+  std::string first_host;           // host of that hit (else the first host)
+  int64_t count = 0;                // hits over every host
+  bool diagnosed = false;           // a diagnosed root cause cites it on some host
+  std::optional<FleetLine> first;   // its earliest evidence line
 };
 
 struct FleetResult {
@@ -95,7 +115,14 @@ struct FleetResult {
   std::optional<FleetFirstFailure> first_failure;
   std::vector<FleetSuspect> suspects;
   std::vector<std::string> notes;  // what the inference could not do (no roster, no offsets, ...)
+  std::vector<FleetFault> faults;  // added (issue 34): every fault event, ranked as analyze does
 };
+
+// The fault events of the analysed bundles (findings of kind 'fault'), one per id and code over
+// every host, ranked as `analyze` ranks them: cited by a diagnosed root cause first, then role
+// cause before symptom, the earliest first hit (untimed last), severity, host, id. Read from the
+// per-node findings, so a stored run gets them too.
+std::vector<FleetFault> load_fleet_faults(sqlite3* db, const std::vector<int64_t>& bundle_ids);
 
 // Inference only: reads the database, writes nothing (the report uses it for databases without a
 // stored run). Deterministic for a given database content and bundle set.
