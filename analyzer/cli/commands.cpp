@@ -18,6 +18,7 @@
 #include <memory>
 #include <set>
 
+#include "diff_cmd.hpp"
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/core/text.hpp"
@@ -408,6 +409,9 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
   cmd.add_flag("-q,--quiet", a.quiet,
                "No progress on stderr (skipped bundles and errors are still printed)");
+  cmd.add_flag("--diff", a.diff,
+               "Add, per node, the compared facts where it differs from the job's majority "
+               "(docs/compare.md)");
   add_common(cmd, c);
 }
 
@@ -585,6 +589,7 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   report::RenderNotes notes;
   try {
     text = report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes);
+    if (a.diff) text = with_fleet_diff(*db, out.bundle_ids, fmt, o, std::move(text));
   } catch (const std::exception& e) {
     if (correlated) throw;
     std::cerr << "faultline fleet: the report cannot be rendered either: " << e.what() << "\n";
