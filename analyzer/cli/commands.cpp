@@ -22,6 +22,7 @@
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/core/text.hpp"
+#include "faultline/correlate/compare.hpp"
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/store/store.hpp"
@@ -1025,6 +1026,10 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
     }
     for (const auto& p : correlate::lint(rules.correlate_files(), sig_ids)) {
       say("error: " + p + "\n");
+      ++errors;
+    }
+    for (const auto& p : correlate::lint_compare(rules_under(rules.files, "compare/"))) {
+      say("error: " + p + "\n");  // rules/compare (docs/compare.md)
       ++errors;
     }
     say(std::to_string(rules.signatures.signatures.size()) + " signatures, " +

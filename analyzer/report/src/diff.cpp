@@ -167,12 +167,12 @@ std::string render_md(const correlate::Diff& d) {
     o << ").\n\n";
   } else {
     std::string group;
-    size_t rows = 0;
+    size_t rows = 0, rows_total = 0;
     for (const auto& f : d.facts) {
       if (f.group_title != group) {
         group = f.group_title;
         rows = 0;
-        o << (group.empty() ? "" : "\n") << "### " << md_text(group) << "\n\n"
+        o << (rows_total++ == 0 ? "" : "\n") << "### " << md_text(group) << "\n\n"
           << "| host | fact | change | GOOD | BAD | explained by |\n|---|---|---|---|---|---|\n";
       }
       if (++rows > kMdRows) {

@@ -27,7 +27,7 @@ std::vector<DiffValue> values_of(const std::map<std::string, std::string>& m) {
 }
 
 std::string joined(const std::vector<DiffValue>& v) {
-  if (v.empty()) return "(none)";
+  if (v.empty()) return "(not stated)";
   std::string out;
   for (const auto& x : v) out += (out.empty() ? "" : ", ") + x.value;
   return out;
@@ -70,6 +70,7 @@ bool any_glob(const std::vector<std::string>& globs, const std::string& s) {
 const InstallChange* explain(const CompareRules::Group* g, const FactChange& fc,
                              const std::vector<InstallChange>& installs) {
   if (g == nullptr || g->packages.empty()) return nullptr;
+  if (!g->explains.empty() && !any_glob(g->explains, fc.name)) return nullptr;
   const InstallChange* best = nullptr;
   int best_score = -1;
   for (const auto& i : installs) {

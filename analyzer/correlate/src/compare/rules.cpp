@@ -92,8 +92,8 @@ CompareRules parse(const std::vector<RuleFile>& files, std::vector<std::string>&
     }
     if (const auto n = doc["groups"]; n && n.IsSequence()) {
       for (const auto& e : n) {
-        check_keys(e, {"id", "title", "facts", "tolerant", "tolerance_s", "packages"}, f.path,
-                   "a group", errors);
+        check_keys(e, {"id", "title", "facts", "tolerant", "tolerance_s", "packages", "explains"},
+                   f.path, "a group", errors);
         CompareRules::Group g;
         g.id = e["id"] ? e["id"].as<std::string>() : "";
         g.title = e["title"] ? e["title"].as<std::string>() : g.id;
@@ -106,6 +106,7 @@ CompareRules parse(const std::vector<RuleFile>& files, std::vector<std::string>&
         g.facts = string_list(e["facts"], f.path, "groups." + g.id + ".facts", errors);
         g.tolerant = string_list(e["tolerant"], f.path, "groups." + g.id + ".tolerant", errors);
         g.packages = string_list(e["packages"], f.path, "groups." + g.id + ".packages", errors);
+        g.explains = string_list(e["explains"], f.path, "groups." + g.id + ".explains", errors);
         for (const auto& x : g.facts) check_glob(x, f.path, errors);
         if (e["tolerance_s"]) {
           try {

@@ -27,6 +27,7 @@ struct CompareRules {
     std::vector<std::string> tolerant;  // globs of time-valued facts compared with tolerance_s
     int64_t tolerance_s = 0;
     std::vector<std::string> packages;  // install.event packages that explain a change here
+    std::vector<std::string> explains;  // globs of the facts they explain (empty: every fact)
   };
   struct Headline {
     std::string fact, label;
