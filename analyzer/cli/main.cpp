@@ -137,6 +137,15 @@ int main(int argc, char** argv) {
       "Exit codes: 0 done (1 with --fail-on-change and a meaningful change); 2 usage; 3 an input "
       "unreadable.");
 
+  fl::cli::SimilarArgs sm;
+  auto* similar = app.add_subcommand(
+      "similar", "List the earlier analyses most like this bundle (docs/compare.md).");
+  fl::cli::add_similar_options(*similar, sm);
+  similar->footer(
+      "Examples:\n"
+      "  faultline similar node07.tar.zst --db-dir cases/\n"
+      "  faultline similar node07.tar.zst --db-dir /var/lib/faultline/db --format json");
+
   fl::cli::ServeArgs sv;
   auto* serve = app.add_subcommand(
       "serve", "Serve an upload page and HTTP API that analyze bundles (docs/api.md).");
@@ -162,6 +171,7 @@ int main(int argc, char** argv) {
     if (*rules) return fl::cli::run_rules(*rules, rl);
     if (*serve) return fl::cli::run_serve(sv);
     if (*diff) return fl::cli::run_diff(df);
+    if (*similar) return fl::cli::run_similar(sm);
   } catch (const fl::cli::UsageError& e) {
     std::cerr << "faultline: " << e.what() << "\n";
     return 2;

@@ -313,3 +313,39 @@ TEST_CASE("fleet --diff: the one node whose processes have another LD_LIBRARY_PA
   CHECK(js.find("\"node_diff\"") != std::string::npos);
   CHECK(js.find("\"host\": \"npu-node-13\"") != std::string::npos);
 }
+
+TEST_CASE("similar: an earlier analysis of the same failure is listed first, with its diagnosis",
+          "[diff][similar]") {
+  const fs::path samples = fs::path(FAULTLINE_SOURCE_DIR) / "samples";
+  if (!fs::exists(samples / "seed-driver-reboot-pending")) return;
+  test::TempDir dir("faultline-similar");
+  const fs::path dbs = dir.path() / "cases";
+  fs::create_directories(dbs);
+  // earlier analyses: the seed 000 node, a healthy node, a framework mismatch
+  for (const char* s :
+       {"seed-driver-reboot-pending", "healthy-node", "framework-version-mismatch"}) {
+    auto db = store::Db::open(dbs / (std::string(s) + ".db"));
+    REQUIRE(app::analyze(*db, samples / s, options(dir.path() / "cache")).exit_code == 0);
+  }
+  // the same bundle uploaded again
+  const fs::path again = dir.path() / "again";
+  fs::copy(samples / "seed-driver-reboot-pending", again, fs::copy_options::recursive);
+  const auto out = app::similar(again, dbs, options(dir.path() / "cache"), 3);
+  INFO(out.error);
+  REQUIRE(out.exit_code == 0);
+  CHECK(out.analyses == 3);
+  REQUIRE(out.matches.size() == 3);
+  CHECK(out.matches[0].fingerprint.name == "seed-driver-reboot-pending");
+  CHECK(out.matches[0].similarity.score > 0.9);
+  CHECK(out.matches[0].similarity.score > out.matches[1].similarity.score);
+  bool shared_rc = false;
+  for (const auto& f : out.matches[0].similarity.shared_findings)
+    shared_rc |= f == "driver.reboot_pending";
+  CHECK(shared_rc);
+  REQUIRE_FALSE(out.matches[0].fingerprint.root_causes.empty());
+  CHECK(out.matches[0].fingerprint.root_causes[0].rfind("driver.reboot_pending: ", 0) == 0);
+  const auto md =
+      report::render_similar(out.query, out.matches, out.analyses, out.skipped, report::Format::md);
+  CHECK(md.find("| 1 | ") != std::string::npos);
+  CHECK(md.find("driver.reboot_pending: ") != std::string::npos);
+}

@@ -2,9 +2,11 @@
 // the renderer.
 #include "faultline/app/diff.hpp"
 
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -109,6 +111,66 @@ DiffOutcome diff(const fs::path& good, const fs::path& bad, const Options& opts)
 correlate::FleetDiff fleet_diff(store::Db& db, const std::vector<int64_t>& bundle_ids,
                                 const Options& opts) {
   return correlate::fleet_differences(db.handle(), bundle_ids, compare_rules(opts.rule_dirs));
+}
+
+SimilarOutcome similar(const fs::path& bundle, const fs::path& db_dir, const Options& opts,
+                       size_t top) {
+  SimilarOutcome r;
+  const auto rules = compare_rules(opts.rule_dirs);
+  ScratchDir scratch;
+  Options o = opts;
+  o.job_fleet = false;
+  Opened q = open_side(bundle, scratch.path(), "query", o);
+  if (!q.error.empty()) {
+    r.exit_code = 3;
+    r.error = q.error;
+    return r;
+  }
+  r.query = correlate::fingerprint({q.db->handle(), q.bundle_id, bundle.string()}, rules);
+  std::vector<fs::path> dbs;
+  std::error_code ec;
+  for (fs::directory_iterator it(db_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (!it->is_regular_file(e2) || !is_sqlite_file(it->path())) continue;
+    if (fs::equivalent(it->path(), bundle, e2)) continue;  // the query itself
+    dbs.push_back(it->path());
+  }
+  if (ec) {
+    r.exit_code = 3;
+    r.error = db_dir.string() + ": " + ec.message();
+    return r;
+  }
+  std::sort(dbs.begin(), dbs.end());
+  for (const auto& p : dbs) {
+    sqlite3* h = nullptr;
+    // read-only: the databases belong to earlier runs (or to a running serve)
+    if (sqlite3_open_v2(p.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+      r.skipped.push_back(p.string() + ": " + (h ? sqlite3_errmsg(h) : "cannot open"));
+      sqlite3_close(h);
+      continue;
+    }
+    sqlite3_busy_timeout(h, 2000);
+    try {
+      for (int64_t id : store::bundle_ids(h)) {
+        correlate::SimilarMatch m;
+        m.database = p.string();
+        m.bundle_id = id;
+        m.fingerprint = correlate::fingerprint({h, id, p.string()}, rules);
+        m.similarity = correlate::similarity(r.query, m.fingerprint);
+        m.same_content = m.fingerprint.sha256 == r.query.sha256;
+        r.matches.push_back(std::move(m));
+        ++r.analyses;
+      }
+    } catch (const std::exception& e) {
+      r.skipped.push_back(p.string() + ": " + e.what());
+    }
+    sqlite3_close(h);
+  }
+  std::stable_sort(r.matches.begin(), r.matches.end(), [](const auto& a, const auto& b) {
+    return a.similarity.score > b.similarity.score;
+  });
+  if (r.matches.size() > top) r.matches.resize(top);
+  return r;
 }
 
 }  // namespace faultline::app

@@ -3,6 +3,8 @@
 // Deterministic bytes: everything comes sorted from correlate::compare_bundles.
 #include "faultline/report/diff.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -196,8 +198,8 @@ std::string render_md(const correlate::Diff& d) {
       << "|---|---|---|---|---|---|---|---|\n";
     for (const auto& i : d.installs)
       o << "| " << md_text(i.host) << " | " << md_text(i.time) << " | " << md_text(i.package)
-        << " | " << md_text(i.action) << " | " << md_text(i.from) << " -> " << md_text(i.to)
-        << " | " << md_text(i.result) << " | "
+        << " | " << md_text(i.action) << " | " << md_text(i.from.empty() ? "?" : i.from) << " -> "
+        << md_text(i.to.empty() ? "?" : i.to) << " | " << md_text(i.result) << " | "
         << md_text(i.reboot.empty() ? (i.reboot_required ? "required" : "-") : i.reboot) << " | "
         << md_text(i.source) << " |\n";
     o << "\n";
@@ -452,6 +454,67 @@ std::string add_fleet_diff(std::string rep, const correlate::FleetDiff& fd, Form
     return rep;
   }
   return rep;
+}
+
+std::string render_similar(const correlate::Fingerprint& q,
+                           const std::vector<correlate::SimilarMatch>& matches, size_t analyses,
+                           const std::vector<std::string>& skipped, Format f) {
+  if (f == Format::json) {
+    J j;
+    j["faultline_version"] = detail::kFaultlineVersion();
+    j["bundle"] = J{{"label", q.label},
+                    {"name", q.name},
+                    {"sha256", q.sha256},
+                    {"root_causes", q.root_causes},
+                    {"features", q.features.size()}};
+    j["analyses_compared"] = analyses;
+    j["matches"] = J::array();
+    for (const auto& m : matches)
+      j["matches"].push_back(J{{"database", m.database},
+                               {"bundle_id", m.bundle_id},
+                               {"name", m.fingerprint.name},
+                               {"sha256", m.fingerprint.sha256},
+                               {"score", std::round(m.similarity.score * 1000) / 1000},
+                               {"same_content", m.same_content},
+                               {"shared_findings", m.similarity.shared_findings},
+                               {"shared_templates", m.similarity.shared_templates},
+                               {"shared_versions", m.similarity.shared_facts},
+                               {"root_causes", m.fingerprint.root_causes}});
+    j["skipped"] = skipped;
+    return j.dump(2) + "\n";
+  }
+  std::ostringstream o;
+  o << "# faultline similar\n\n"
+    << md_text(q.name) << " (" << md_code(q.sha256.substr(0, 16)) << ") against " << analyses
+    << " earlier analys" << (analyses == 1 ? "is" : "es") << ".\n\n";
+  if (matches.empty()) {
+    o << "No earlier analysis to compare with.\n";
+  } else {
+    o << "| # | score | bundle | database | diagnosed as | shared |\n|---|---|---|---|---|---|\n";
+    size_t n = 0;
+    for (const auto& m : matches) {
+      std::string diag;
+      for (const auto& r : m.fingerprint.root_causes)
+        diag += (diag.empty() ? "" : "<br>") + md_text(r);
+      std::string shared;
+      for (const auto& x : m.similarity.shared_findings)
+        shared += (shared.empty() ? "" : ", ") + md_code(x);
+      shared += (shared.empty() ? "" : "; ") + std::to_string(m.similarity.shared_templates) +
+                " error template(s)";
+      for (const auto& x : m.similarity.shared_facts) shared += ", " + md_code(x);
+      char score[16];
+      std::snprintf(score, sizeof score, "%.2f", m.similarity.score);
+      o << "| " << ++n << " | " << score << " | " << md_text(m.fingerprint.name)
+        << (m.same_content ? " (same content)" : "") << " | " << md_text(m.database) << " #"
+        << m.bundle_id << " | " << (diag.empty() ? "no root cause" : diag) << " | " << shared
+        << " |\n";
+    }
+  }
+  for (const auto& s : skipped) o << "\n- skipped " << md_text(s);
+  if (!skipped.empty()) o << "\n";
+  if (f == Format::html)
+    return html_head("faultline similar") + "<pre>" + html(o.str()) + "</pre>\n</body>\n</html>\n";
+  return o.str();
 }
 
 }  // namespace faultline::report

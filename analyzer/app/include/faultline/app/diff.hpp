@@ -30,4 +30,18 @@ DiffOutcome diff(const std::filesystem::path& good, const std::filesystem::path&
 correlate::FleetDiff fleet_diff(store::Db& db, const std::vector<int64_t>& bundle_ids,
                                 const Options& opts);
 
+// `faultline similar BUNDLE --db-dir DIR`: the earlier analyses (every complete bundle of every
+// analysis database in DIR, opened read-only) most like BUNDLE (a bundle, analysed into a
+// temporary database, or a database), best first, at most `top`.
+struct SimilarOutcome {
+  int exit_code = 0;  // 0 ok, 3 the bundle unreadable
+  std::string error;
+  correlate::Fingerprint query;
+  std::vector<correlate::SimilarMatch> matches;
+  std::vector<std::string> skipped;  // databases that could not be read, with why
+  size_t analyses = 0;               // analyses compared
+};
+SimilarOutcome similar(const std::filesystem::path& bundle, const std::filesystem::path& db_dir,
+                       const Options& opts, size_t top = 5);
+
 }  // namespace faultline::app

@@ -134,3 +134,31 @@ FleetDiff fleet_differences(sqlite3* db, const std::vector<int64_t>& bundle_ids,
                             const CompareRules& rules);
 
 }  // namespace faultline::correlate
+
+namespace faultline::correlate {
+
+// --- seen before (`faultline similar`): the fingerprint of an analysis and how alike two are ---
+// Features: the findings (root causes weigh 3, fault events 2, symptoms 1), the masked error
+// templates (1 each) and the headline version facts of rules/compare `verdict:` (0.5 each, as
+// "name=value"). Similarity: weighted Jaccard of the two feature sets (0..1).
+struct Fingerprint {
+  std::map<std::string, double> features;  // "finding:<id>", "template:<text>", "fact:<n>=<v>"
+  std::vector<std::string> root_causes;    // "<id>: <title>", how it was diagnosed
+  std::string label, name, sha256;
+};
+Fingerprint fingerprint(const DiffInput& in, const CompareRules& rules);
+struct Similarity {
+  double score = 0;
+  std::vector<std::string> shared_findings, shared_facts;
+  size_t shared_templates = 0;
+};
+Similarity similarity(const Fingerprint& a, const Fingerprint& b);
+struct SimilarMatch {
+  std::string database;  // the analysis database it is in
+  int64_t bundle_id = -1;
+  Fingerprint fingerprint;
+  Similarity similarity;
+  bool same_content = false;  // the same bundle (sha256) as the one compared
+};
+
+}  // namespace faultline::correlate

@@ -19,4 +19,10 @@ std::string render_diff_summary(const correlate::Diff& d);
 // against the job" appended, json a key "node_diff". Other formats are returned as they are.
 std::string add_fleet_diff(std::string fleet_report, const correlate::FleetDiff& fd, Format f);
 
+// `faultline similar`: the earlier analyses most like this one, best first, with what they share
+// and how each was diagnosed (md, json; html as md's content on a page).
+std::string render_similar(const correlate::Fingerprint& query,
+                           const std::vector<correlate::SimilarMatch>& matches, size_t analyses,
+                           const std::vector<std::string>& skipped, Format f);
+
 }  // namespace faultline::report
