@@ -324,7 +324,10 @@ TEST_CASE("similar: an earlier analysis of the same failure is listed first, wit
   // earlier analyses: the seed 000 node, a healthy node, a framework mismatch
   for (const char* s :
        {"seed-driver-reboot-pending", "healthy-node", "framework-version-mismatch"}) {
-    auto db = store::Db::open(dbs / (std::string(s) + ".db"));
+    // one in a sub-folder, as serve keeps them (DATA/analyses/<id>/analysis.db)
+    const fs::path sub = std::string(s) == "healthy-node" ? dbs / "2" : dbs;
+    fs::create_directories(sub);
+    auto db = store::Db::open(sub / (std::string(s) + ".db"));
     REQUIRE(app::analyze(*db, samples / s, options(dir.path() / "cache")).exit_code == 0);
   }
   // the same bundle uploaded again

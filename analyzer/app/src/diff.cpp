@@ -129,9 +129,11 @@ SimilarOutcome similar(const fs::path& bundle, const fs::path& db_dir, const Opt
   r.query = correlate::fingerprint({q.db->handle(), q.bundle_id, bundle.string()}, rules);
   std::vector<fs::path> dbs;
   std::error_code ec;
-  for (fs::directory_iterator it(db_dir, ec), end; !ec && it != end; it.increment(ec)) {
+  // the databases of DIR and of its sub-folders (serve keeps DIR/analyses/<id>/analysis.db)
+  for (fs::recursive_directory_iterator it(db_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (!it->is_regular_file(e2) || !is_sqlite_file(it->path())) continue;
+    if (it.depth() >= 1) it.disable_recursion_pending();
+    if (it->is_symlink(e2) || !it->is_regular_file(e2) || !is_sqlite_file(it->path())) continue;
     if (fs::equivalent(it->path(), bundle, e2)) continue;  // the query itself
     dbs.push_back(it->path());
   }
