@@ -21,7 +21,16 @@ using detail::html;
 using detail::md_code;
 using detail::md_text;
 
-constexpr size_t kMdRows = 50;  // md/html: rows listed per table (json has every row)
+constexpr size_t kMdRows = 50;    // md/html: rows listed per table (json has every row)
+constexpr size_t kMdValue = 300;  // md: characters of a value shown (json has every value)
+
+// The first kMdValue bytes of a value (on a UTF-8 boundary), "…" when cut.
+std::string clipped(const std::string& s) {
+  if (s.size() <= kMdValue) return s;
+  size_t n = kMdValue;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "…";
+}
 
 std::string time_text(const std::optional<int64_t>& ns) {
   return ns ? format_utc(*ns) : std::string("-");
@@ -112,7 +121,7 @@ std::string md_values(const std::vector<correlate::DiffValue>& v) {
   std::string out;
   for (const auto& x : v) {
     if (!out.empty()) out += "<br>";
-    out += md_code(x.value);
+    out += md_code(clipped(x.value));
     if (!x.source.empty()) out += " (" + md_text(x.source) + ")";
   }
   return out;
@@ -420,9 +429,9 @@ std::string add_fleet_diff(std::string rep, const correlate::FleetDiff& fd, Form
       for (const auto& n : fd.nodes)
         for (const auto& x : n.differences) {
           if (++rows > kMdRows * 4) break;
-          o << "| " << md_text(n.host) << " | " << md_code(x.name) << " | " << md_code(x.value)
-            << " | " << md_code(x.majority) << " (" << x.majority_hosts << "/" << x.hosts
-            << ") |\n";
+          o << "| " << md_text(n.host) << " | " << md_code(x.name) << " | "
+            << md_code(clipped(x.value)) << " | " << md_code(clipped(x.majority)) << " ("
+            << x.majority_hosts << "/" << x.hosts << ") |\n";
         }
     }
     for (const auto& n : fd.notes) o << "\n- " << md_text(n);
