@@ -18,9 +18,11 @@
 #include <memory>
 #include <set>
 
+#include "diff_cmd.hpp"
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/core/text.hpp"
+#include "faultline/correlate/compare.hpp"
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/store/lock.hpp"
@@ -436,6 +438,9 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
   cmd.add_flag("-q,--quiet", a.quiet,
                "No progress on stderr (skipped bundles and errors are still printed)");
+  cmd.add_flag("--diff", a.diff,
+               "Add, per node, the compared facts where it differs from the job's majority "
+               "(docs/compare.md)");
   add_common(cmd, c);
 }
 
@@ -640,6 +645,7 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   try {
     text = a.summary ? report::render_fleet_summary(db->handle(), out.bundle_ids)
                      : report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes);
+    if (a.diff && !a.summary) text = with_fleet_diff(*db, out.bundle_ids, fmt, o, std::move(text));
   } catch (const std::exception& e) {
     if (correlated) throw;
     std::cerr << "faultline fleet: the report cannot be rendered either: " << e.what() << "\n";
@@ -1091,6 +1097,10 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
     }
     for (const auto& p : correlate::lint(rules.correlate_files(), sig_ids)) {
       say("error: " + p + "\n");
+      ++errors;
+    }
+    for (const auto& p : correlate::lint_compare(rules_under(rules.files, "compare/"))) {
+      say("error: " + p + "\n");  // rules/compare (docs/compare.md)
       ++errors;
     }
     say(std::to_string(rules.signatures.signatures.size()) + " signatures, " +

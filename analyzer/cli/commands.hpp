@@ -63,6 +63,7 @@ struct FleetArgs {
   unsigned jobs = 0;
   bool stats = false;
   bool quiet = false;
+  bool diff = false;  // --diff: per node, the compared facts where it differs from the job
 };
 
 struct ReportArgs {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "diff_cmd.hpp"
 #include "faultline/core/text.hpp"
 #include "serve_cmd.hpp"
 
@@ -160,6 +161,29 @@ int main(int argc, char** argv) {
       app.add_subcommand("rules", "List, test, lint or import signature and diagnosis rules.");
   fl::cli::add_rules_options(*rules, rl);
 
+  fl::cli::DiffArgs df;
+  auto* diff =
+      app.add_subcommand("diff",
+                         "Compare two collections of a node: what changed since the last good one "
+                         "(docs/compare.md).");
+  fl::cli::add_diff_options(*diff, df);
+  diff->footer(
+      "Examples:\n"
+      "  faultline diff node07-good.tar.zst node07-bad.tar.zst\n"
+      "  faultline diff good.db bad.db --format json --output diff.json\n"
+      "  faultline diff good/ bad/ --summary\n"
+      "Exit codes: 0 done (1 with --fail-on-change and a meaningful change); 2 usage; 3 an input "
+      "unreadable.");
+
+  fl::cli::SimilarArgs sm;
+  auto* similar = app.add_subcommand(
+      "similar", "List the earlier analyses most like this bundle (docs/compare.md).");
+  fl::cli::add_similar_options(*similar, sm);
+  similar->footer(
+      "Examples:\n"
+      "  faultline similar node07.tar.zst --db-dir cases/\n"
+      "  faultline similar node07.tar.zst --db-dir /var/lib/faultline/db --format json");
+
   fl::cli::ServeArgs sv;
   auto* serve = app.add_subcommand(
       "serve", "Serve an upload page and HTTP API that analyze bundles (docs/api.md).");
@@ -205,6 +229,8 @@ int main(int argc, char** argv) {
     if (*report) return fl::cli::run_report(ra);
     if (*rules) return fl::cli::run_rules(*rules, rl);
     if (*serve) return fl::cli::run_serve(sv);
+    if (*diff) return fl::cli::run_diff(df);
+    if (*similar) return fl::cli::run_similar(sm);
   } catch (const fl::cli::UsageError& e) {
     std::cerr << "faultline: " << e.what() << "\n";
     return 2;
