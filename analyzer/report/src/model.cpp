@@ -386,13 +386,19 @@ std::string verdict(const Report& r) {
            (top.explains.size() == 1 ? "" : "s");
     // fault events are counted against it, never named as a second answer (issue 35)
     if (!faults.empty()) {
+      // cited by the root cause itself or by a symptom it explains (the seed's SVM and HCCL
+      // fault events are cited by svm.map_failed and hccl.comm_init_failed)
+      auto explained = [&](const std::string& id) {
+        return id == top.id ||
+               std::find(top.explains.begin(), top.explains.end(), id) != top.explains.end();
+      };
       size_t cited = 0;
       for (const auto* f : faults)
-        if (f->fault && std::find(f->fault->diagnosed_by.begin(), f->fault->diagnosed_by.end(),
-                                  top.id) != f->fault->diagnosed_by.end())
+        if (f->fault && f->host == top.host &&
+            std::any_of(f->fault->diagnosed_by.begin(), f->fault->diagnosed_by.end(), explained))
           ++cited;
       v += "; " + std::to_string(cited) + " of " +
-           plural(faults.size(), "fault event", "fault events") + " cited by it";
+           plural(faults.size(), "fault event", "fault events") + " explained by it";
     }
     if (causes.size() > 1)
       v += "; " + std::to_string(causes.size() - 1) + " more root cause" +
