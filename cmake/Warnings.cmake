@@ -2,6 +2,13 @@ set(FAULTLINE_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wol
     -Wunused -Woverloaded-virtual -Wformat=2 -Wimplicit-fallthrough)
 if(FAULTLINE_WERROR)
   list(APPEND FAULTLINE_WARNINGS -Werror)
+  # GCC 12 at -O3 (Release: scripts/package.sh) raises a false -Wrestrict inside libstdc++'s
+  # char_traits::copy for `"literal" + std::string&&` (GCC bug 105329 and its duplicates). The
+  # warning stays visible; only that known false positive is kept from failing the build, so a
+  # new expression of that shape anywhere cannot break the documented package build again.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    list(APPEND FAULTLINE_WARNINGS $<$<CONFIG:Release>:-Wno-error=restrict>)
+  endif()
 endif()
 
 # faultline_library(NAME SOURCES... DEPS ...): one pipeline stage.

@@ -217,6 +217,11 @@ TEST_CASE("diff: noise only (uptime, load, utilisation, temperatures, HBM use, p
   replace_in(n / "cmd/uptime.txt", " 13:22:47 up 7 days,  5:31,  2 users,  load average: 3.41",
              " 15:40:02 up 7 days,  7:48,  3 users,  load average: 7.02");
   replace_in(n / "files/proc/uptime", "624697.89", "632932.41");
+  // ... collected 2 h 17 min later: the clock moved with the uptime (the boot derived from
+  // uptime + collection time stays where it was)
+  replace_in(n / "cmd/date.txt", "13:22:47", "15:40:02");
+  replace_in(n / "cmd/date_-R.txt", "13:22:47", "15:40:02");
+  replace_in(n / "cmd/date_epoch_zone.txt", "1775740967", "1775749202");
   // npu 0: power, temperature, AICore and HBM use of a busier moment
   replace_in(n / "cmd/npu-smi_info.txt",
              "| 0     910B2               | OK            | 288.2       50 ",

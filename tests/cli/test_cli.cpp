@@ -396,7 +396,7 @@ TEST_CASE("command line edges (issue 36)", "[cli]") {
     const Run r = run_faultline(t, "frobnicate");
     CHECK(r.code == 2);
     CHECK(contains(r.err, "faultline: unknown command 'frobnicate'"));
-    CHECK(contains(r.err, "analyze, fleet, report, rules, serve"));
+    CHECK(contains(r.err, "analyze, fleet, report, rules, diff, similar, serve"));
     const Run typo = run_faultline(t, "analyse node07.tar.zst");
     CHECK(typo.code == 2);
     CHECK(contains(typo.err, "faultline: unknown command 'analyse'; did you mean 'analyze'?"));
