@@ -121,9 +121,19 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
     if (!m.culprits.empty()) found.push_back(std::move(m));
     mindie_done = true;
   }
-  // no rule decided: the earliest fault event of a cause class (docs/fleet.md "Fault events")
-  if (found.empty())
-    if (auto k = rule_earliest_fault(r)) found.push_back(std::move(*k));
+  // no rule decided: the earliest fault event of a cause class (docs/fleet.md "Fault events").
+  // Outside an HCCL incident, an earliest first failure that is only a node's own fault line
+  // (a host without symptoms fails first at its earliest fault line) is decided the same way:
+  // by the fault ranking, cause class before time, not by time alone.
+  const bool fault_lines_only =
+      !in.hccl && found.size() == 1 && found.front().rule == "earliest-first-failure" &&
+      std::all_of(found.front().lines.begin(), found.front().lines.end(),
+                  [](const FleetLine& l) { return l.finding.rfind("fault.", 0) == 0; });
+  if (found.empty() || fault_lines_only)
+    if (auto k = rule_earliest_fault(r)) {
+      found.clear();
+      found.push_back(std::move(*k));
+    }
   if (!found.empty()) {
     Candidate k = found.front();
     if (!mindie_done) mindie_links(c, ro, k);
