@@ -85,7 +85,8 @@ class Case {
   }
   size_t timeline_rows(const std::string& finding) {
     return query(db(),
-                 "SELECT 1 FROM timeline WHERE role = 'fault' AND finding = '" + finding + "'")
+                 "SELECT 1 FROM timeline WHERE role IN ('fault', 'first_failure') AND finding = '" +
+                     finding + "'")
         .size();
   }
   size_t root_causes() {

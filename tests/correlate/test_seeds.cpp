@@ -19,6 +19,7 @@ TEST_CASE("seed 000: driver downgraded without reboot ranks first and explains S
   CHECK(f[0].finding == "driver.reboot_pending");
   CHECK(f[0].kind == "root_cause");
   CHECK(f[0].rank == 1);
+  INFO(f[0].missing);
   CHECK(f[0].confidence >= 0.8);
   CHECK(f[0].summary.find("24.1.rc3") != std::string::npos);
   CHECK(f[0].summary.find("24.1.0.3") != std::string::npos);
