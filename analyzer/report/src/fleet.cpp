@@ -608,14 +608,22 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     std::map<std::string, std::set<std::string>> same;
     for (const auto& l : ff.evidence)
       same[l.role + '\x01' + l.signature + '\x01' + mask_line(l.text)].insert(l.host);
-    std::set<std::string> done;
+    // and the same role and signature on one host seen through another file (dmesg and the
+    // syslog copy of one kernel line) is one entry naming how many more files show it
+    std::map<std::string, size_t> observers;
+    for (const auto& l : ff.evidence) ++observers[l.role + '\x01' + l.signature + '\x01' + l.host];
+    std::set<std::string> done, done_host;
     for (const auto& l : ff.evidence) {
       const std::string key = l.role + '\x01' + l.signature + '\x01' + mask_line(l.text);
+      const std::string on_host = l.role + '\x01' + l.signature + '\x01' + l.host;
       if (!done.insert(key).second) continue;
+      if (!l.signature.empty() && !done_host.insert(on_host).second) continue;
       o << "- " << l.role << " · " << code(md_cell(l.host, 200, Esc::none)) << " · "
         << code(loc(l.file, l.line));
       if (l.time_ns) o << " · " << fmt_time_q(l.time_ns, l.quality);
       if (!l.signature.empty()) o << " · " << code(l.signature);
+      if (const size_t n = observers[on_host]; n > 1 && !l.signature.empty())
+        o << " · " << n - 1 << " more line" << (n == 2 ? "" : "s") << " of it on this host";
       if (same[key].size() > 1) o << " · the same on " << same[key].size() - 1 << " more hosts";
       o << "\n\n";
       md_block(o, cut_line(l.text, 300));  // the whole line: json

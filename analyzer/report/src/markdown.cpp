@@ -155,13 +155,28 @@ constexpr size_t kEntriesShown = 8;   // folded evidence entries of a root cause
 constexpr size_t kEntriesOther = 2;   // of a symptom or a fault event
 constexpr size_t kTextShown = 600;    // bytes of an evidence line in its block
 constexpr size_t kTextOther = 300;    // of a symptom or a fault event
-constexpr size_t kTimelineRows = 12;  // folded timeline rows
-constexpr size_t kTableRows = 10;     // other error signatures, unrecognised templates
+constexpr size_t kTimelineRows = 10;  // folded timeline rows
+
+// "2026-03-14 03:11:52.52 local (zone unknown) … 03:11:52.74": a range within one day prints
+// the date and the zone words once
+std::string time_range(const std::string& a, const std::string& b) {
+  auto time_end = [](const std::string& s) {
+    size_t i = 11;
+    while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == ':' || s[i] == '.')) ++i;
+    return i;
+  };
+  if (a.size() <= 11 || b.size() <= 11 || a.compare(0, 10, b, 0, 10) != 0) return a + " … " + b;
+  const size_t i = time_end(a), j = time_end(b);
+  if (a.compare(i, std::string::npos, b, j, std::string::npos) != 0) return a + " … " + b;
+  return a.substr(0, i) + " … " + b.substr(11, j - 11) + a.substr(i);
+}
+constexpr size_t kTableRows = 10;  // other error signatures, unrecognised templates
 
 std::string when(const FoldedEvidence& g) {
   if (!g.first_ns) return {};
   std::string s = fmt_time_q(g.first_ns, g.first_quality);
-  if (g.last_ns && *g.last_ns != *g.first_ns) s += " … " + fmt_time_q(g.last_ns, g.last_quality);
+  if (g.last_ns && *g.last_ns != *g.first_ns)
+    s = time_range(s, fmt_time_q(g.last_ns, g.last_quality));
   return s;
 }
 
@@ -572,7 +587,7 @@ std::string render_md(const Report& r) {
       const TimelineR& t = *row.first;
       std::string tm = t.time_ns ? fmt_time_q(t.time_ns, t.shown_quality()) : "–";
       if (row.count > 1 && row.last_ns && t.time_ns && *row.last_ns != *t.time_ns)
-        tm += " … " + fmt_time_q(row.last_ns, row.last_quality);
+        tm = time_range(tm, fmt_time_q(row.last_ns, row.last_quality));
       const std::string hs =
           t.host + (row.hosts.size() > 1 ? " +" + std::to_string(row.hosts.size() - 1) : "");
       o << "| " << t.ord << " | " << tm << " | " << cell(hs) << " | "
