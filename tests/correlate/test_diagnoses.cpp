@@ -230,11 +230,12 @@ TEST_CASE("driver.reboot_pending", "[diagnosis]") {
       c.fact("proc_stat", "btime 1779318725", "host.boot_time",
              "1779318725");  // 2026-05-20T23:12:05Z
       c.fact("date", "Mon Jun  1 09:40:02 CST 2026", "host.timezone", "CST");
-      c.fact("install_log",
-             "[Driver] [2026-05-28 14:03:40] [INFO]Driver package installed successfully! Reboot "
-             "needed for installation/upgrade to take effect!",
-             "install.event",
-             R"({"package":"driver","action":"upgrade","from":"24.1.rc2","to":"24.1.rc3","time":"2026-05-28 14:03:40","result":"success","reboot_required":true})");
+      c.fact(
+          "install_log",
+          "[Driver] [2026-05-28 14:03:40] [INFO]Driver package installed successfully! Reboot "
+          "needed for installation/upgrade to take effect!",
+          "install.event",
+          R"({"package":"driver","action":"upgrade","from":"24.1.rc2","to":"24.1.rc3","time":"2026-05-28 14:03:40","result":"success","reboot_required":true})");
     };
     {
       Case c;

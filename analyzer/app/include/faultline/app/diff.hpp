@@ -31,8 +31,8 @@ correlate::FleetDiff fleet_diff(store::Db& db, const std::vector<int64_t>& bundl
                                 const Options& opts);
 
 // `faultline similar BUNDLE --db-dir DIR`: the earlier analyses (every complete bundle of every
-// analysis database in DIR or a sub-folder of it, opened read-only) most like BUNDLE (a bundle, analysed into a
-// temporary database, or a database), best first, at most `top`.
+// analysis database in DIR or a sub-folder of it, opened read-only) most like BUNDLE (a bundle,
+// analysed into a temporary database, or a database), best first, at most `top`.
 struct SimilarOutcome {
   int exit_code = 0;  // 0 ok, 3 the bundle unreadable
   std::string error;
