@@ -522,6 +522,58 @@ TEST_CASE("a job's tarball (one folder per node) gets the fleet answer on its re
   CHECK(lp->body.find("(job answer, across the nodes)") != std::string::npos);
 }
 
+TEST_CASE("a report lists the earlier uploads most like it (seen before)", "[serve]") {
+  // issue 37 item 3: the same node collected again (other archive bytes: the members are kept
+  // under another top folder) lists the earlier upload first; an unrelated upload (an install
+  // log alone) is less similar or not listed
+  TempDir tmp;
+  const std::string first = node_bundle(tmp.path());
+  const std::string again = make_tar_gz(
+      {{"a2pod-n042-again/ascend_log_20250331/install_info/ascend_seclog/ascend_install.log",
+        kInstallLog},
+       {"a2pod-n042-again/train.log", kTrainLog}},
+      tmp.path() / "again.tar.gz");
+  REQUIRE(first != again);
+  Running run(base_config(tmp.path() / "data"));
+  auto c = run.client();
+  auto up = [&](const std::string& bytes, const std::string& name) {
+    auto r = upload(*c, bytes, name);
+    REQUIRE(r);
+    REQUIRE(r->status == 202);
+    const std::string id = body_json(r).at("id");
+    run.server().wait_idle();
+    return id;
+  };
+  const std::string id1 = up(first, "a2pod-n042.tar.gz");
+  const std::string other = up(kInstallLog, "ascend_install.log");
+  const std::string id2 = up(again, "a2pod-n042-again.tar.gz");
+
+  const json st = status_of(*c, id2, false);
+  INFO(st.dump(2));
+  REQUIRE(st.at("status") == "done");
+  REQUIRE(st.at("similar").is_array());
+  REQUIRE(!st.at("similar").empty());
+  const json& best = st.at("similar").at(0);
+  CHECK(best.at("id") == id1);
+  CHECK(best.at("name") == "a2pod-n042.tar.gz");
+  CHECK(best.at("score").get<double>() >= 0.9);
+  CHECK(!best.at("shared_findings").empty());
+  CHECK(best.at("links").at("page") == "/bundles/" + id1);
+  for (const auto& e : st.at("similar")) {
+    CHECK(e.at("id") != id2);  // never itself
+    if (e.at("id") == other) CHECK(e.at("score").get<double>() < best.at("score").get<double>());
+  }
+  // the page shows the same list, linking the earlier report
+  auto page = c->Get(("/bundles/" + id2).c_str());
+  REQUIRE(page);
+  CHECK(page->body.find("Seen before") != std::string::npos);
+  CHECK(page->body.find("href=\"/bundles/" + id1 + "\"") != std::string::npos);
+  // the earlier upload's own report now lists the later one
+  const json st1 = status_of(*c, id1, false);
+  REQUIRE(!st1.at("similar").empty());
+  CHECK(st1.at("similar").at(0).at("id") == id2);
+}
+
 TEST_CASE("multipart upload and the same bundle twice", "[serve]") {
   TempDir tmp;
   const fs::path data = tmp.path() / "data";

@@ -9,7 +9,7 @@ namespace faultline::serve::detail {
 
 namespace {
 
-constexpr int kIndexVersion = 3;  // 2: the faults column; 3: first_failure
+constexpr int kIndexVersion = 4;  // 2: the faults column; 3: first_failure; 4: fingerprint
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS analyses (
@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS analyses (
   symptoms      INTEGER NOT NULL DEFAULT 0,
   warnings      INTEGER NOT NULL DEFAULT 0,
   faults        INTEGER NOT NULL DEFAULT 0,
-  first_failure TEXT NOT NULL DEFAULT ''   -- JSON: the fleet answer of a job bundle, '' otherwise
+  first_failure TEXT NOT NULL DEFAULT '',  -- JSON: the fleet answer of a job bundle, '' otherwise
+  fingerprint   TEXT NOT NULL DEFAULT ''   -- JSON: "seen before" features (serve/src/similar.hpp)
 );
 CREATE INDEX IF NOT EXISTS analyses_uploaded ON analyses(uploaded_at);
 )sql";
@@ -141,6 +142,8 @@ Index::Index(const std::filesystem::path& file) {
       exec(db_, "ALTER TABLE analyses ADD COLUMN faults INTEGER NOT NULL DEFAULT 0");
     if (version >= 1 && version < 3)  // written before the fleet answer of job bundles
       exec(db_, "ALTER TABLE analyses ADD COLUMN first_failure TEXT NOT NULL DEFAULT ''");
+    if (version >= 1 && version < 4)  // written before "seen before": no fingerprints
+      exec(db_, "ALTER TABLE analyses ADD COLUMN fingerprint TEXT NOT NULL DEFAULT ''");
     exec(db_, ("PRAGMA user_version=" + std::to_string(kIndexVersion)).c_str());
   } catch (...) {
     sqlite3_close(db_);
@@ -198,7 +201,8 @@ void Index::requeue(const std::string& id, const std::string& name, const std::s
   Stmt s(db_,
          "UPDATE analyses SET status='queued', error='', name=?, file=?, uploaded_at=?, "
          "started_at=0, finished_at=0, hosts='[]', verdict_kind='', verdict_id='', "
-         "verdict_title='', root_causes=0, symptoms=0, warnings=0, faults=0, first_failure='' "
+         "verdict_title='', root_causes=0, symptoms=0, warnings=0, faults=0, first_failure='', "
+         "fingerprint='' "
          "WHERE id=?");
   s.bind(1, name).bind(2, file).bind(3, uploaded_at).bind(4, id);
   s.step();
@@ -220,7 +224,7 @@ void Index::set_done(const Analysis& r) {
   Stmt s(db_,
          "UPDATE analyses SET status='done', error='', finished_at=?, hosts=?, verdict_kind=?, "
          "verdict_id=?, verdict_title=?, root_causes=?, symptoms=?, warnings=?, faults=?, "
-         "first_failure=? WHERE id=?");
+         "first_failure=?, fingerprint=? WHERE id=?");
   s.bind(1, r.finished_at)
       .bind(2,
             nlohmann::json(r.hosts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
@@ -232,8 +236,25 @@ void Index::set_done(const Analysis& r) {
       .bind(8, static_cast<int64_t>(r.warnings))
       .bind(9, static_cast<int64_t>(r.faults))
       .bind(10, r.first_failure)
-      .bind(11, r.id);
+      .bind(11, r.fingerprint)
+      .bind(12, r.id);
   s.step();
+}
+
+std::vector<std::pair<Analysis, std::string>> Index::fingerprints(size_t limit) {
+  Stmt s(db_, std::string("SELECT ") + kColumns +
+                  ", fingerprint FROM analyses WHERE status='done' AND fingerprint<>'' "
+                  "ORDER BY uploaded_at DESC, rowid DESC LIMIT ?");
+  s.bind(1, static_cast<int64_t>(limit));
+  std::vector<std::pair<Analysis, std::string>> out;
+  while (s.step()) out.emplace_back(row(s), s.text(19));
+  return out;
+}
+
+std::string Index::fingerprint_of(const std::string& id) {
+  Stmt s(db_, "SELECT fingerprint FROM analyses WHERE id=? AND status='done'");
+  s.bind(1, id);
+  return s.step() ? s.text(0) : std::string();
 }
 
 }  // namespace faultline::serve::detail

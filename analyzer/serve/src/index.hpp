@@ -30,6 +30,9 @@ struct Analysis {
   // Then verdict_kind is "first_failure", verdict_id its rule and verdict_title its one-line
   // answer.
   std::string first_failure;
+  // The fingerprint of a finished analysis (similar.hpp, issue 37): written by set_done, read
+  // only by fingerprints() (never by get/list: it can be large).
+  std::string fingerprint;
 };
 
 class Index {
@@ -51,6 +54,9 @@ class Index {
   void set_running(const std::string& id, int64_t when);
   void set_failed(const std::string& id, const std::string& error, int64_t when);
   void set_done(const Analysis& result);  // id, hosts, verdict and counts; finished_at
+  // The finished analyses that have a fingerprint, newest upload first, at most `limit`, with it.
+  std::vector<std::pair<Analysis, std::string>> fingerprints(size_t limit);
+  std::string fingerprint_of(const std::string& id);
 
  private:
   sqlite3* db_ = nullptr;

@@ -296,8 +296,8 @@ std::string status_page(const Analysis& a, const std::string& token) {
   return layout(a.name, body, waiting ? status_js() : std::string(), token);
 }
 
-std::string report_page(const Analysis& a, const std::string& report_html,
-                        const std::string& token) {
+std::string report_page(const Analysis& a, const std::string& report_html, const std::string& token,
+                        const std::string& after_bar) {
   const std::string base = "/api/bundles/" + a.id;
   const std::string dl = token.empty() ? "?download=1" : token_query(token) + "&download=1";
   const std::string ls = "color:#fff;text-decoration:underline";
@@ -339,6 +339,7 @@ std::string report_page(const Analysis& a, const std::string& report_html,
   bar +=
       "<a style=\"" + ls + "\" href=\"" + html_escape(base + "/db" + dl) + "\">SQLite database</a>";
   bar += "</span></nav>";
+  bar += after_bar;
 
   if (report_html.empty()) {
     return layout(a.name, bar + "<p class=\"muted\">The report is empty.</p>", "", token);

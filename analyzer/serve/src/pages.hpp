@@ -18,9 +18,10 @@ std::string home_page(const std::vector<Analysis>& recent, uint64_t max_upload,
 std::string list_page(const std::vector<Analysis>& all, const std::string& token);
 // Queued, running or failed analysis (the page polls until the analysis ends).
 std::string status_page(const Analysis& a, const std::string& token);
-// The report (report::render_bundle html) with a bar of links added at the top of its body.
-std::string report_page(const Analysis& a, const std::string& report_html,
-                        const std::string& token);
+// The report (report::render_bundle html) with a bar of links added at the top of its body,
+// followed by `after_bar` (server-made HTML: the "seen before" list).
+std::string report_page(const Analysis& a, const std::string& report_html, const std::string& token,
+                        const std::string& after_bar = "");
 std::string error_page(int status, const std::string& message, const std::string& token);
 
 // The Content-Security-Policy header of every response: no inline script but the pages' own

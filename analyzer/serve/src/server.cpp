@@ -16,6 +16,7 @@
 
 #include "child.hpp"
 #include "conn.hpp"
+#include "faultline/app/diff.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/core/time.hpp"
@@ -25,6 +26,7 @@
 #include "faultline/store/store.hpp"
 #include "index.hpp"
 #include "pages.hpp"
+#include "similar.hpp"
 #include "util.hpp"
 
 namespace faultline::serve {
@@ -93,6 +95,9 @@ constexpr const char* kHtmlType = "text/html; charset=utf-8";
 constexpr uint64_t kMultipartSlack = 1ULL << 20;  // envelope bytes allowed beyond --max-upload
 constexpr uint64_t kDrainOversize = 64ULL << 20;  // an oversize body up to this is read and dropped
 constexpr size_t kMaxErrorChars = 2000;
+// "Seen before": at most this many earlier analyses, each at least this similar (0..1).
+constexpr size_t kSeenBeforeTop = 5;
+constexpr double kSeenBeforeMinScore = 0.2;
 
 std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -399,6 +404,9 @@ struct Server::Impl {
   Config cfg;
   fs::path data, tmp_dir, analyses_dir;
   std::unique_ptr<detail::Index> index;
+  // rules/compare/ of the server's rules: the fingerprint of each analysis ("seen before");
+  // none when they cannot be loaded (reports then list no similar uploads)
+  std::optional<correlate::CompareRules> compare_rules;
 
   std::mutex mu;  // index, queue, counters, flags
   std::condition_variable work_cv;
@@ -453,6 +461,18 @@ struct Server::Impl {
   // handlers
   void on_upload(const httplib::Request& req, httplib::Response& res,
                  const httplib::ContentReader& reader);
+  // The earlier analyses most like `a` (docs/compare.md "Seen before").
+  std::vector<detail::SimilarEntry> seen_before(const Analysis& a) {
+    std::string mine;
+    std::vector<std::pair<Analysis, std::string>> others;
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      mine = index->fingerprint_of(a.id);
+      if (mine.empty()) return {};
+      others = index->fingerprints(detail::kMaxComparedAnalyses);
+    }
+    return detail::most_similar(a, mine, others, kSeenBeforeTop, kSeenBeforeMinScore);
+  }
   std::optional<Analysis> lookup(const std::string& id) {
     if (!detail::valid_id(id)) return std::nullopt;
     std::lock_guard<std::mutex> lk(mu);
@@ -481,6 +501,11 @@ void Server::Impl::open_state() {
     throw ConfigError("--data: " + data.string() + " is not writable");
   try {
     index = std::make_unique<detail::Index>(data / "index.sqlite");
+    try {
+      compare_rules = app::compare_rules(cfg.analyze.rule_dirs);
+    } catch (const std::exception& e) {
+      log(std::string("seen before: the compare rules cannot be loaded: ") + e.what());
+    }
   } catch (const std::exception& e) {
     throw ConfigError("--data: " + data.string() + ": " + e.what());
   }
@@ -656,6 +681,14 @@ void Server::Impl::run_one(Analysis a) {
       }
       sqlite3_finalize(s);
       summarize(db->handle(), out.bundle_id, result);
+      if (compare_rules) {
+        try {
+          result.fingerprint = detail::fingerprint_text(
+              correlate::fingerprint({db->handle(), out.bundle_id, a.name}, *compare_rules));
+        } catch (const std::exception& e) {
+          log("fingerprint " + a.id + ": " + e.what());  // the analysis stands without it
+        }
+      }
       // One self-contained file: downloads and read-only report rendering need no -wal file.
       db->exec("PRAGMA journal_mode=DELETE");
     }
@@ -1014,7 +1047,8 @@ void Server::Impl::setup_routes() {
       log("report " + a->id + ": " + e.what());
       return send_error(req, res, 500, "the report could not be rendered", tok);
     }
-    res.set_content(detail::report_page(*a, html, tok), kHtmlType);
+    res.set_content(detail::report_page(*a, html, tok, detail::similar_html(seen_before(*a), tok)),
+                    kHtmlType);
   });
 
   // Browsers ask for it on pages without an icon link (the reports).
@@ -1053,6 +1087,8 @@ void Server::Impl::setup_routes() {
     const auto a = lookup(req.matches[1].str());
     if (!a) return send_error(req, res, 404, "no such analysis", "");
     json j = analysis_json(*a);
+    // added (issue 37): the earlier analyses most like this one, best first
+    if (a->status == "done") j["similar"] = detail::similar_json(seen_before(*a));
     if (a->status == "done" && req.get_param_value("report") != "0") {
       try {
         j["report"] = json::parse(render(*a, report::Format::json));
