@@ -5,6 +5,8 @@
 #include "faultline/correlate/compare.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -125,6 +127,75 @@ void diff_tallies(const std::string& host, const std::map<std::string, Tally>& g
     if (b.count(k) == 0) make(k, &x, nullptr, "gone");
 }
 
+// Changes of facts[from..] whose names are one fact (`same_fact`): a change under another name
+// that its fact's own change already holds (every value with the same source: a process's
+// environ states env.X and process.*.env.X) is not listed again; changes under other names with
+// the same values on both sides become one change under the fact's name, each value citing every
+// source that stated it.
+void merge_same_facts(const CompareRules& rules, std::vector<FactChange>& facts, size_t from) {
+  if (rules.same_fact.empty()) return;
+  auto holds = [](const std::vector<DiffValue>& all, const std::vector<DiffValue>& part) {
+    return std::all_of(part.begin(), part.end(), [&](const DiffValue& p) {
+      return std::any_of(all.begin(), all.end(), [&](const DiffValue& a) {
+        return a.value == p.value && a.source == p.source;
+      });
+    });
+  };
+  auto values = [](const std::vector<DiffValue>& v) {
+    std::vector<std::string> out;
+    out.reserve(v.size());
+    for (const auto& x : v) out.push_back(x.value);
+    return out;
+  };
+  std::map<std::string, size_t> by_name;  // the changes listed under their fact's own name
+  for (size_t i = from; i < facts.size(); ++i) by_name.emplace(facts[i].name, i);
+  using Key = std::tuple<std::string, std::string, std::string, std::vector<std::string>,
+                         std::vector<std::string>>;
+  std::map<Key, std::vector<size_t>> same;
+  std::vector<Key> order;
+  for (size_t i = from; i < facts.size(); ++i) {
+    const auto& f = facts[i];
+    const std::string as = same_fact_name(rules, f.name);
+    if (as != f.name) {
+      const auto own = by_name.find(as);
+      if (own != by_name.end()) {
+        const FactChange& o = facts[own->second];
+        if (o.group == f.group && o.change == f.change && holds(o.good, f.good) &&
+            holds(o.bad, f.bad))
+          continue;  // already listed under its fact's name, with this source
+      }
+    }
+    Key k{f.group, as, f.change, values(f.good), values(f.bad)};
+    auto& v = same[k];
+    if (v.empty()) order.push_back(k);
+    v.push_back(i);
+  }
+  auto add_source = [](std::vector<DiffValue>& into, const std::vector<DiffValue>& from_v) {
+    for (size_t j = 0; j < into.size() && j < from_v.size(); ++j) {
+      const std::string& src = from_v[j].source;
+      if (src.empty() || into[j].source.find(src) != std::string::npos) continue;
+      into[j].source += (into[j].source.empty() ? "" : ", ") + src;
+    }
+  };
+  std::vector<FactChange> out(std::make_move_iterator(facts.begin()),
+                              std::make_move_iterator(facts.begin() + static_cast<long>(from)));
+  for (const auto& k : order) {
+    const auto& idx = same[k];
+    FactChange merged = std::move(facts[idx.front()]);
+    if (idx.size() > 1) {
+      merged.name = std::get<1>(k);
+      for (size_t n = 1; n < idx.size(); ++n) {
+        const FactChange& other = facts[idx[n]];
+        add_source(merged.good, other.good);
+        add_source(merged.bad, other.bad);
+        if (merged.explained_by.empty()) merged.explained_by = other.explained_by;
+      }
+    }
+    out.push_back(std::move(merged));
+  }
+  facts = std::move(out);
+}
+
 std::string count_text(size_t n, const char* what) {
   return std::to_string(n) + " " + what;
 }
@@ -192,6 +263,7 @@ Diff compare_bundles(const DiffInput& good_in, const DiffInput& bad_in, const Co
     });
 
     // facts
+    const size_t first_fact = d.facts.size();
     std::map<std::string, std::pair<size_t, size_t>> unmatched;  // "side kind" -> (facts, -)
     std::set<std::string> names;
     for (const auto& [n, v] : g.facts) names.insert(n);
@@ -237,6 +309,7 @@ Diff compare_bundles(const DiffInput& good_in, const DiffInput& bad_in, const Co
       if (const InstallChange* i = explain(grp, fc, installs)) fc.explained_by = install_text(*i);
       d.facts.push_back(std::move(fc));
     }
+    merge_same_facts(rules, d.facts, first_fact);
     for (const auto& [what, n] : unmatched) {
       const size_t sp = what.find(' ');
       d.not_compared.push_back(what.substr(sp + 1) + " (" + host + "): only in " +

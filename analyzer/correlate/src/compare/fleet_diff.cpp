@@ -116,6 +116,23 @@ FleetDiff fleet_differences(sqlite3* db, const std::vector<int64_t>& bundle_ids,
     }
   }
   for (auto& [h, n] : odd) {
+    // one fact under several names (`same_fact`), the same values: listed once, under its name
+    std::vector<NodeDifference> kept;
+    for (auto& nd : n.differences) {
+      const std::string as = same_fact_name(rules, nd.name);
+      auto it = std::find_if(kept.begin(), kept.end(), [&](const NodeDifference& k) {
+        return k.group == nd.group && same_fact_name(rules, k.name) == as && k.value == nd.value &&
+               k.majority == nd.majority;
+      });
+      if (it == kept.end()) {
+        kept.push_back(std::move(nd));
+      } else {
+        it->name = as;
+        it->hosts = std::max(it->hosts, nd.hosts);
+        it->majority_hosts = std::max(it->majority_hosts, nd.majority_hosts);
+      }
+    }
+    n.differences = std::move(kept);
     std::stable_sort(n.differences.begin(), n.differences.end(),
                      [&](const NodeDifference& a, const NodeDifference& b) {
                        return std::tie(group_order[a.group], a.name) <

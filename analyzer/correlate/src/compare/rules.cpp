@@ -2,6 +2,7 @@
 // noise, which install events explain a change, and the verdict's headline facts.
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <stdexcept>
@@ -45,6 +46,34 @@ void check_glob(const std::string& g, const std::string& file, std::vector<std::
     errors.push_back(file + ": bad fact glob '" + g + "'");
 }
 
+// `key:` a list of {match: regex on the fact name, replace: its replacement}.
+void read_rewrites(const YAML::Node& doc, const char* key, const std::string& file,
+                   std::vector<CompareRules::Normalize>& out, std::vector<std::string>& errors) {
+  const auto n = doc[key];
+  if (!n) return;
+  if (!n.IsSequence()) {
+    errors.push_back(file + ": " + key + ": expected a list of {match, replace}");
+    return;
+  }
+  for (const auto& e : n) {
+    check_keys(e, {"match", "replace"}, file, key, errors);
+    if (!e.IsMap() || !e["match"] || !e["replace"]) {
+      errors.push_back(file + ": " + key + ": each entry needs match and replace");
+      continue;
+    }
+    CompareRules::Normalize x;
+    x.match = e["match"].as<std::string>();
+    x.replace = e["replace"].as<std::string>();
+    try {
+      (void)std::regex(x.match);
+    } catch (const std::regex_error& ex) {
+      errors.push_back(file + ": " + key + ": bad regex '" + x.match + "': " + ex.what());
+      continue;
+    }
+    out.push_back(std::move(x));
+  }
+}
+
 CompareRules parse(const std::vector<RuleFile>& files, std::vector<std::string>& errors) {
   CompareRules r;
   std::set<std::string> group_ids;
@@ -61,27 +90,11 @@ CompareRules parse(const std::vector<RuleFile>& files, std::vector<std::string>&
       errors.push_back(f.path + ": expected a map");
       continue;
     }
-    check_keys(doc, {"normalize", "noise", "fleet_noise", "groups", "verdict", "rates"}, f.path,
-               "the file", errors);
-    if (const auto n = doc["normalize"]; n && n.IsSequence()) {
-      for (const auto& e : n) {
-        check_keys(e, {"match", "replace"}, f.path, "normalize", errors);
-        CompareRules::Normalize x;
-        if (e.IsMap() && e["match"] && e["replace"]) {
-          x.match = e["match"].as<std::string>();
-          x.replace = e["replace"].as<std::string>();
-          try {
-            (void)std::regex(x.match);
-          } catch (const std::regex_error& ex) {
-            errors.push_back(f.path + ": normalize: bad regex '" + x.match + "': " + ex.what());
-            continue;
-          }
-          r.normalize.push_back(std::move(x));
-        } else {
-          errors.push_back(f.path + ": normalize: each entry needs match and replace");
-        }
-      }
-    }
+    check_keys(doc,
+               {"normalize", "same_fact", "noise", "fleet_noise", "groups", "verdict", "rates"},
+               f.path, "the file", errors);
+    read_rewrites(doc, "normalize", f.path, r.normalize, errors);
+    read_rewrites(doc, "same_fact", f.path, r.same_fact, errors);
     for (auto& g : string_list(doc["noise"], f.path, "noise", errors)) {
       check_glob(g, f.path, errors);
       r.noise.push_back(std::move(g));
@@ -183,16 +196,28 @@ bool glob_match(const std::string& glob, const std::string& name) {
   return g == glob.size();
 }
 
-std::string normalise_fact(const CompareRules& r, const std::string& name) {
+namespace {
+
+std::string rewrite(const std::vector<CompareRules::Normalize>& rules, const std::string& name) {
   std::string out = name;
-  for (const auto& n : r.normalize) {
-    // compiled once per rule set would be faster; names are short and rules few
+  for (const auto& n : rules) {
+    // compiled once per pattern and thread; names are short and rules few
     thread_local std::map<std::string, std::regex> cache;
     auto it = cache.find(n.match);
     if (it == cache.end()) it = cache.emplace(n.match, std::regex(n.match)).first;
     out = std::regex_replace(out, it->second, n.replace, std::regex_constants::format_first_only);
   }
   return out;
+}
+
+}  // namespace
+
+std::string normalise_fact(const CompareRules& r, const std::string& name) {
+  return rewrite(r.normalize, name);
+}
+
+std::string same_fact_name(const CompareRules& r, const std::string& name) {
+  return rewrite(r.same_fact, name);
 }
 
 std::string fact_group(const CompareRules& r, const std::string& name) {

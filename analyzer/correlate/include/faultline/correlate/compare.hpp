@@ -33,6 +33,10 @@ struct CompareRules {
     std::string fact, label;
   };
   std::vector<Normalize> normalize;
+  // One fact stated under several names (env.X from the shell and process.*.env.X from
+  // /proc/PID/environ): changes whose names rewrite to one name, with the same values on both
+  // sides, are one change under the rewritten name, citing every source.
+  std::vector<Normalize> same_fact;
   std::vector<std::string> noise;
   std::vector<std::string> fleet_noise;  // also noise between the nodes of one job (host names)
   std::vector<Group> groups;
@@ -50,6 +54,8 @@ std::vector<std::string> lint_compare(const std::vector<RuleFile>& files);
 // How a (normalised) fact name is treated: its group id, "noise", or "other".
 std::string fact_group(const CompareRules& r, const std::string& normalised_name);
 std::string normalise_fact(const CompareRules& r, const std::string& name);
+// The name a fact is listed under when several names state it (`same_fact`); `name` otherwise.
+std::string same_fact_name(const CompareRules& r, const std::string& normalised_name);
 // True when a glob ('*' = any run of characters) matches the whole name.
 bool glob_match(const std::string& glob, const std::string& name);
 
