@@ -67,7 +67,7 @@ void write_output(const std::string& path, const std::string& text) {
 
 std::string version_text() {
   std::string out = "faultline " + std::string(kVersion) + "\n";
-  out += "rules " + app::load_rules({}).digest + "\n";
+  out += "rules " + app::rules_digest_of({}) + "\n";
   for (const auto& [name, version] : app::library_versions()) out += name + " " + version + "\n";
   out.pop_back();  // CLI11 ends the text with a newline
   return out;

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../common/temp_dir.hpp"
@@ -68,6 +69,49 @@ std::map<std::pair<std::string, std::string>, nlohmann::json> analyse(
 }
 
 }  // namespace
+
+TEST_CASE("the code tables' cached form reads back the same tables; a damaged one is refused") {
+  // issue 38 item 2: the parsed tables are kept in the rule cache (app/rule_cache.hpp)
+  const auto book = correlate::load_codes(rules().files);
+  REQUIRE(book.errors.empty());
+  const std::string text = correlate::serialize_codes(book);
+  const auto back = correlate::deserialize_codes(text);
+  REQUIRE(back);
+  REQUIRE(back->families.size() == book.families.size());
+  size_t codes = 0;
+  for (const auto& f : book.families) {
+    const auto* g = back->family(f.name);
+    REQUIRE(g);
+    CHECK(g->kind == f.kind);
+    CHECK(g->sources == f.sources);
+    CHECK(g->codes.size() == f.codes.size());
+    CHECK(g->ranges.size() == f.ranges.size());
+    CHECK(g->by_code == f.by_code);
+    CHECK(g->by_name == f.by_name);
+    for (const auto& e : f.codes) {
+      const auto token = e.code.empty() ? e.name : e.code;
+      const auto x = book.lookup({f.name}, token), y = back->lookup({f.name}, token);
+      REQUIRE(x);
+      REQUIRE(y);
+      CHECK(std::tie(x->code, x->name, x->cls, x->component, x->role, x->severity, x->title,
+                     x->cause, x->suggestion, x->source, x->known) ==
+            std::tie(y->code, y->name, y->cls, y->component, y->role, y->severity, y->title,
+                     y->cause, y->suggestion, y->source, y->known));
+      ++codes;
+    }
+  }
+  CHECK(codes > 1000);
+  const auto unknown = back->lookup({"aclnn", "acl"}, "507999");  // a range entry
+  REQUIRE(unknown);
+  CHECK_FALSE(unknown->known);
+  CHECK_FALSE(correlate::deserialize_codes(""));
+  CHECK_FALSE(correlate::deserialize_codes(text.substr(0, text.size() / 2)));
+  CHECK_FALSE(correlate::deserialize_codes("{\"format\": 99, \"families\": [], \"errors\": []}"));
+  CHECK_FALSE(correlate::deserialize_codes(
+      R"({"format": 1, "errors": [], "families": [{"name": "acl", "title": "", "file": "", )"
+      R"("kind": "number", "sources": [], "codes": [], "ranges": [], "by_code": {"1": 5}, )"
+      R"("by_name": {}}]})"));  // an index past the table
+}
 
 TEST_CASE("the code tables load, with their sources, and cover every documented family") {
   const auto book = correlate::load_codes(rules().files);

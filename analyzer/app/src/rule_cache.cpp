@@ -114,8 +114,8 @@ std::string exe_identity() {
   return o.str();
 }
 
-fs::path cache_file(const fs::path& dir, const std::string& key) {
-  return dir / (key + ".rules");
+fs::path cache_file(const fs::path& dir, const std::string& key, const char* ext = ".rules") {
+  return dir / (key + ext);
 }
 
 }  // namespace
@@ -275,9 +275,10 @@ std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
   return h.hex();
 }
 
-std::optional<tag::RuleSet> load_cached_rules(const fs::path& dir, const std::string& key) {
+std::optional<std::string> load_cached_blob(const fs::path& dir, const std::string& key,
+                                            const char* ext) {
   if (dir.empty()) return std::nullopt;
-  std::ifstream in(cache_file(dir, key), std::ios::binary);
+  std::ifstream in(cache_file(dir, key, ext), std::ios::binary);
   if (!in) return std::nullopt;
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // magic, key, sha256 of the payload, payload
@@ -286,13 +287,13 @@ std::optional<tag::RuleSet> load_cached_rules(const fs::path& dir, const std::st
   if (data.compare(kMagic.size(), 64, key) != 0) return std::nullopt;
   const std::string_view payload = std::string_view(data).substr(head);
   if (data.compare(kMagic.size() + 65, 64, sha256_hex(payload)) != 0) return std::nullopt;
-  return deserialize_rules(payload);
+  return std::string(payload);
 }
 
-void store_cached_rules(const fs::path& dir, const std::string& key, const tag::RuleSet& rs) {
+void store_cached_blob(const fs::path& dir, const std::string& key, const char* ext,
+                       const std::string& payload) {
   if (dir.empty()) return;
-  const std::string payload = serialize_rules(rs);
-  const fs::path file = cache_file(dir, key);
+  const fs::path file = cache_file(dir, key, ext);
   const fs::path tmp = file.string() + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -311,16 +312,40 @@ void store_cached_rules(const fs::path& dir, const std::string& key, const tag::
     fs::remove(tmp, ec);
     return;
   }
-  // every rebuild of faultline makes a new key: keep the newest few parses only
+  // every rebuild of faultline makes a new key: keep the newest few of each kind only
   std::vector<std::pair<fs::file_time_type, fs::path>> old;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.path().extension() != ".rules" || e.path() == file) continue;
+    if (e.path().extension() != ext || e.path() == file) continue;
     old.emplace_back(e.last_write_time(ec), e.path());
   }
   constexpr size_t kKeep = 3;
   if (old.size() <= kKeep) return;
   std::sort(old.begin(), old.end());
   for (size_t i = 0; i + kKeep < old.size(); ++i) fs::remove(old[i].second, ec);
+}
+
+std::optional<tag::RuleSet> load_cached_rules(const fs::path& dir, const std::string& key) {
+  const auto payload = load_cached_blob(dir, key, ".rules");
+  if (!payload) return std::nullopt;
+  return deserialize_rules(*payload);
+}
+
+void store_cached_rules(const fs::path& dir, const std::string& key, const tag::RuleSet& rs) {
+  if (dir.empty()) return;
+  store_cached_blob(dir, key, ".rules", serialize_rules(rs));
+}
+
+std::shared_ptr<const correlate::CodeBook> cached_codes(const std::vector<RuleFile>& files,
+                                                        const fs::path& dir) {
+  const std::vector<RuleFile> codes = rules_under(files, "codes/");
+  const std::string key = dir.empty() ? std::string() : rule_cache_key({codes});
+  if (auto payload = load_cached_blob(dir, key, ".codes"))
+    if (auto book = correlate::deserialize_codes(*payload))
+      return std::make_shared<const correlate::CodeBook>(std::move(*book));
+  auto book = std::make_shared<const correlate::CodeBook>(correlate::load_codes(codes));
+  if (book->errors.empty())
+    store_cached_blob(dir, key, ".codes", correlate::serialize_codes(*book));
+  return book;
 }
 
 }  // namespace faultline::app

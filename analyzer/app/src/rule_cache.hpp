@@ -10,11 +10,13 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "faultline/core/rules.hpp"
+#include "faultline/correlate/codes.hpp"
 #include "faultline/tag/tag.hpp"
 
 namespace faultline::app {
@@ -37,6 +39,12 @@ std::optional<tag::RuleSet> load_cached_rules(const std::filesystem::path& dir,
 // *.rules files of dir. Failures are ignored: the cache is an optimisation only.
 void store_cached_rules(const std::filesystem::path& dir, const std::string& key,
                         const tag::RuleSet& rs);
+
+// The code tables of the codes/ files among `files` (correlate/codes.hpp), from the cache
+// (`<key>.codes`, key as rule_cache_key over those files) or parsed and then cached; the 3 newest
+// other *.codes files are kept. Without a cache directory: parsed.
+std::shared_ptr<const correlate::CodeBook> cached_codes(const std::vector<RuleFile>& files,
+                                                        const std::filesystem::path& dir);
 
 // For tests: the serialized form and back.
 std::string serialize_rules(const tag::RuleSet& rs);

@@ -222,6 +222,13 @@ void count_kb(Rules& r) {
 
 }  // namespace
 
+std::string rules_digest_of(const std::vector<std::filesystem::path>& dirs) {
+  std::vector<std::vector<RuleFile>> roots;
+  roots.push_back(rules_under(embedded_rules(), "signatures/"));
+  for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
+  return run_digest(roots, merged_rules(dirs));
+}
+
 Rules load_rules(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& kb,
                  const std::string& how) {
   Rules r;
@@ -292,6 +299,7 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   }
   cls_thread.join();
   if (cls_error) std::rethrow_exception(cls_error);
+  p->rules.codes = cached_codes(p->rules.files, cache);
   count_kb(p->rules);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace faultline::correlate {
@@ -238,6 +239,96 @@ CodeBook load_codes(const std::vector<RuleFile>& files) {
     }
   }
   return book;
+}
+
+namespace {
+
+constexpr int kCodesFormat = 1;  // bump when CodeBook's fields change
+
+using J = nlohmann::json;
+
+J entry_json(const CodeEntry& e) {
+  return J::array({e.family, e.code, e.name, e.cls, e.component, e.role, e.severity, e.title,
+                   e.cause, e.suggestion, e.source, e.known});
+}
+
+J range_json(const CodeRange& r) {
+  return J::array(
+      {r.first, r.last, r.cls, r.component, r.role, r.severity, r.title, r.cause, r.suggestion});
+}
+
+}  // namespace
+
+std::string serialize_codes(const CodeBook& book) {
+  J fams = J::array();
+  for (const auto& f : book.families) {
+    J codes = J::array(), ranges = J::array();
+    for (const auto& e : f.codes) codes.push_back(entry_json(e));
+    for (const auto& r : f.ranges) ranges.push_back(range_json(r));
+    J by_code = J::object(), by_name = J::object();
+    for (const auto& [k, i] : f.by_code) by_code[k] = i;
+    for (const auto& [k, i] : f.by_name) by_name[k] = i;
+    fams.push_back({{"name", f.name},
+                    {"title", f.title},
+                    {"file", f.file},
+                    {"kind", f.kind},
+                    {"sources", f.sources},
+                    {"codes", std::move(codes)},
+                    {"ranges", std::move(ranges)},
+                    {"by_code", std::move(by_code)},
+                    {"by_name", std::move(by_name)}});
+  }
+  const J j = {{"format", kCodesFormat}, {"families", std::move(fams)}, {"errors", book.errors}};
+  return j.dump(-1, ' ', false, J::error_handler_t::replace);
+}
+
+std::optional<CodeBook> deserialize_codes(std::string_view text) {
+  try {
+    const J j = J::parse(text);
+    if (j.at("format").get<int>() != kCodesFormat) return std::nullopt;
+    CodeBook book;
+    book.errors = j.at("errors").get<std::vector<std::string>>();
+    for (const auto& fj : j.at("families")) {
+      CodeFamily f;
+      f.name = fj.at("name").get<std::string>();
+      f.title = fj.at("title").get<std::string>();
+      f.file = fj.at("file").get<std::string>();
+      f.kind = fj.at("kind").get<std::string>();
+      f.sources = fj.at("sources").get<std::vector<std::string>>();
+      for (const auto& c : fj.at("codes")) {
+        if (c.size() != 12) return std::nullopt;
+        CodeEntry e;
+        std::string* fields[] = {&e.family,    &e.code,       &e.name,     &e.cls,
+                                 &e.component, &e.role,       &e.severity, &e.title,
+                                 &e.cause,     &e.suggestion, &e.source};
+        for (size_t i = 0; i < 11; ++i) *fields[i] = c.at(i).get<std::string>();
+        e.known = c.at(11).get<bool>();
+        f.codes.push_back(std::move(e));
+      }
+      for (const auto& c : fj.at("ranges")) {
+        if (c.size() != 9) return std::nullopt;
+        CodeRange r;
+        std::string* fields[] = {&r.first,    &r.last,  &r.cls,   &r.component, &r.role,
+                                 &r.severity, &r.title, &r.cause, &r.suggestion};
+        for (size_t i = 0; i < 9; ++i) *fields[i] = c.at(i).get<std::string>();
+        f.ranges.push_back(std::move(r));
+      }
+      for (const auto& [k, v] : fj.at("by_code").items()) {
+        const auto i = v.get<size_t>();
+        if (i >= f.codes.size()) return std::nullopt;
+        f.by_code.emplace(k, i);
+      }
+      for (const auto& [k, v] : fj.at("by_name").items()) {
+        const auto i = v.get<size_t>();
+        if (i >= f.codes.size()) return std::nullopt;
+        f.by_name.emplace(k, i);
+      }
+      book.families.push_back(std::move(f));
+    }
+    return book;
+  } catch (const J::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace faultline::correlate

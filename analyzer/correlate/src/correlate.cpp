@@ -837,7 +837,8 @@ namespace {
 // The parsed diagnoses and compatibility tables of the last rule set run() saw: a fleet runs
 // the diagnoses once per bundle with the same rules, and parsing their YAML was ~10% of a
 // fleet's CPU. Kept by the files' exact text (the only input of load_rules), shared by workers.
-std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& rules) {
+std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& rules,
+                                                  const CodeBook* codes) {
   static std::mutex mu;
   static std::vector<RuleFile> key;
   static std::shared_ptr<const detail::RuleBook> book;
@@ -851,7 +852,7 @@ std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& r
     const std::lock_guard<std::mutex> lock(mu);
     if (book && same()) return book;
   }
-  auto fresh = std::make_shared<const detail::RuleBook>(detail::load_rules(rules));
+  auto fresh = std::make_shared<const detail::RuleBook>(detail::load_rules(rules, codes));
   const std::lock_guard<std::mutex> lock(mu);
   key = rules;
   book = fresh;
@@ -860,8 +861,9 @@ std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& r
 }  // namespace
 
 Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
-            const std::vector<FaultDef>& faults, const std::vector<RestartDef>& restarts) {
-  const std::shared_ptr<const detail::RuleBook> shared = rule_book(rules);
+            const std::vector<FaultDef>& faults, const std::vector<RestartDef>& restarts,
+            const CodeBook* codes) {
+  const std::shared_ptr<const detail::RuleBook> shared = rule_book(rules, codes);
   const detail::RuleBook& book = *shared;
   if (!book.errors.empty()) {
     std::string msg = "bad diagnosis rules:";

@@ -617,9 +617,9 @@ std::vector<std::string> referenced_signatures(const Diagnosis& d) {
   return {s.begin(), s.end()};
 }
 
-RuleBook load_rules(const std::vector<RuleFile>& files) {
+RuleBook load_rules(const std::vector<RuleFile>& files, const CodeBook* codes) {
   RuleBook book;
-  book.codes = load_codes(files);
+  book.codes = codes != nullptr ? *codes : load_codes(files);
   book.errors = book.codes.errors;
   for (const auto& f : files) {
     const bool diag = f.path.rfind("diagnoses/", 0) == 0;

@@ -126,8 +126,9 @@ struct RuleBook {
   std::vector<std::string> errors;  // "<file>:<line>: <id>: <problem>"
 };
 
-// Loads diagnoses/ and compat/ files (others are ignored). Never throws: problems go to errors.
-RuleBook load_rules(const std::vector<RuleFile>& files);
+// Loads diagnoses/, compat/ and codes/ files (others are ignored); `codes`, when given, are the
+// tables of the codes/ files already parsed (the rule cache). Never throws: problems go to errors.
+RuleBook load_rules(const std::vector<RuleFile>& files, const CodeBook* codes = nullptr);
 
 // Every signature id a diagnosis refers to (hit, series, time_order refs).
 std::vector<std::string> referenced_signatures(const Diagnosis& d);

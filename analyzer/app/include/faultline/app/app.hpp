@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -86,6 +87,9 @@ struct Rules {
   // the `restart:` blocks of the active signatures (docs/faults.md "Restarts")
   [[nodiscard]] std::vector<correlate::RestartDef> restart_defs() const;
   std::optional<KbInfo> kb;  // the knowledge-base pack in `signatures`, if any
+  // the code tables of the codes/ files (from the rule cache when there is one; prepare() fills
+  // it, null otherwise: correlate::run then parses them)
+  std::shared_ptr<const correlate::CodeBook> codes;
   // rules_digest of what the run uses: the signature roots (built-in, KB pack, each --rules DIR)
   // and then the merged classify/, diagnoses/ and compat/ files as one more root
   std::string digest;
@@ -98,6 +102,9 @@ std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots);
 // The runtime versions of the libraries in use (name, version): Hyperscan/Vectorscan,
 // libarchive, SQLite, zstd, for `faultline --version`.
 std::vector<std::pair<std::string, std::string>> library_versions();
+// The digest load_rules(dirs).digest would give (no knowledge base), without parsing the rules:
+// `faultline --version` (issue 38: a warm start in milliseconds).
+std::string rules_digest_of(const std::vector<std::filesystem::path>& dirs);
 // kb: the kg-config.json to add as a pack ("" = none), how: as KbInfo::how.
 Rules load_rules(const std::vector<std::filesystem::path>& dirs,
                  const std::filesystem::path& kb = {}, const std::string& how = {});

@@ -59,6 +59,12 @@ struct CodeBook {
 // Parses the codes/ files of `files` (others are ignored). Never throws.
 CodeBook load_codes(const std::vector<RuleFile>& files);
 
+// The parsed tables as one compact text (JSON) and back, for the rule cache (app/rule_cache.hpp):
+// parsing the tables' YAML (~850 KB) was a third of a small node's CPU. deserialize_codes
+// returns nullopt on any text it did not write.
+std::string serialize_codes(const CodeBook& book);
+std::optional<CodeBook> deserialize_codes(std::string_view text);
+
 // The canonical form of a code token of a family kind ("0x80cb8002" -> "0x80CB8002", "+507015"
 // -> "507015", "ez3003" -> "EZ3003").
 std::string canonical_code(const std::string& kind, const std::string& token);

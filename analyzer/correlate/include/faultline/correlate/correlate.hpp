@@ -9,6 +9,7 @@
 
 #include "faultline/core/rules.hpp"
 #include "faultline/core/types.hpp"
+#include "faultline/correlate/codes.hpp"
 
 struct sqlite3;
 
@@ -63,9 +64,11 @@ struct RestartDef {
 // rule. Replaces earlier correlator rows of the bundle. faults: one entry per active signature with
 // a `fault:` block; every host with hits of one gets a `fault.<id>` finding (kind "fault").
 // restarts: one entry per active signature with a `restart:` block; its marks are recorded as
-// facts `run.restart` and the lines before them yield no fault finding.
+// facts `run.restart` and the lines before them yield no fault finding. codes: the code tables of
+// the codes/ files of `rules` when already parsed (app's rule cache); parsed here when null.
 Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
-            const std::vector<FaultDef>& faults = {}, const std::vector<RestartDef>& restarts = {});
+            const std::vector<FaultDef>& faults = {}, const std::vector<RestartDef>& restarts = {},
+            const CodeBook* codes = nullptr);
 
 // Problems in diagnoses/compat rules ("<file>: <id>: <problem>"), given the known signature ids
 // (a diagnosis that names an unknown signature is an error).
