@@ -99,6 +99,7 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
                  "Exit 1 when a finding has this severity or higher: info, warning, error, "
                  "critical; or incomplete: when the load lost part of the bundle (default: none)");
   cmd.add_flag("--summary", a.summary, kSummaryHelp);
+  add_filter_options(cmd, a.suppress, a.min_severity);
   cmd.add_flag("--keep-raw", a.keep_raw,
                "Store the full text of every file, zstd-compressed (about halves throughput)");
   cmd.add_flag("--stats", a.stats, "Print per-stage times, bytes, rows and peak memory to stderr");
@@ -125,6 +126,8 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
   check_summary(a.summary, fmt);
+  const auto filter = make_filter(a.suppress, a.min_severity);
+  const report::Filter* fp = filter ? &*filter : nullptr;
   if (a.no_report && a.db.empty())
     throw UsageError("--no-report needs --db (where the analysis goes)");
   check_output(a.output);
@@ -163,9 +166,9 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
               << " ingest warning(s): see the report's warnings section\n";
   if (!a.no_report) {
     report::RenderNotes notes;
-    write_output(a.output, a.summary
-                               ? report::render_bundle_summary(db->handle(), out.bundle_id)
-                               : report::render_bundle(db->handle(), out.bundle_id, fmt, &notes));
+    write_output(a.output,
+                 a.summary ? report::render_bundle_summary(db->handle(), out.bundle_id, fp)
+                           : report::render_bundle(db->handle(), out.bundle_id, fmt, &notes, fp));
     if (!a.quiet) note_untimed(notes);
   }
   // nothing of it was an Ascend or host log: not a healthy node (docs/report.md "Completeness")
@@ -175,10 +178,7 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   }
   if (a.fail_on == "incomplete" && !report::incomplete_load(db->handle(), out.bundle_id).empty())
     return 1;
-  if (fail_on) {
-    const auto worst = max_finding_severity(db->handle(), {out.bundle_id});
-    if (worst && *worst >= *fail_on) return 1;
-  }
+  if (fail_on && fails(db->handle(), {out.bundle_id}, *fail_on, filter)) return 1;
   return 0;
 }
 

@@ -24,8 +24,11 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
   cmd.add_option("--db", a.db, "Keep the fleet analysis in this SQLite file");
   cmd.add_option("--format", a.format, kFormatHelp);
   cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
-  cmd.add_option("--fail-on", a.fail_on, "Exit 1 when a finding has this severity or higher");
+  cmd.add_option("--fail-on", a.fail_on,
+                 "Exit 1 when a finding has this severity or higher: info, warning, error, "
+                 "critical; or incomplete: when the load of a bundle lost part of it");
   cmd.add_flag("--summary", a.summary, kSummaryHelp);
+  add_filter_options(cmd, a.suppress, a.min_severity);
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
   cmd.add_flag("-q,--quiet", a.quiet,
                "No progress on stderr (skipped bundles and errors are still printed)");
@@ -39,6 +42,8 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const auto fmt = format_or_throw(a.format);
   const auto fail_on = finding_severity(a.fail_on);
   check_summary(a.summary, fmt);
+  const auto filter = make_filter(a.suppress, a.min_severity);
+  const report::Filter* fp = filter ? &*filter : nullptr;
   check_output(a.output);
   app::Options o = app_options(c);
   o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
@@ -104,8 +109,8 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   std::string text;
   report::RenderNotes notes;
   try {
-    text = a.summary ? report::render_fleet_summary(db->handle(), out.bundle_ids)
-                     : report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes);
+    text = a.summary ? report::render_fleet_summary(db->handle(), out.bundle_ids, fp)
+                     : report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes, fp);
     if (a.diff && !a.summary) text = with_fleet_diff(*db, out.bundle_ids, fmt, o, std::move(text));
   } catch (const std::exception& e) {
     if (correlated) throw;
@@ -115,10 +120,19 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   write_output(a.output, text);
   if (!a.quiet) note_untimed(notes);
   if (!correlated) return 3;
-  if (fail_on) {
-    const auto worst = max_finding_severity(db->handle(), out.bundle_ids);
-    if (worst && *worst >= *fail_on) return 1;
-  }
+  // as analyze (docs/report.md "Completeness"): bundles of which nothing was recognised are no
+  // healthy nodes; when none of them was recognised, the fleet's input is unreadable (exit 3)
+  size_t none = 0;
+  for (const auto id : out.bundle_ids)
+    if (const auto n = report::nothing_recognised(db->handle(), id); !n.empty()) {
+      ++none;
+      std::cerr << "faultline fleet: bundle " << id << ": " << n << "\n";
+    }
+  if (none > 0 && none == out.bundle_ids.size()) return 3;
+  if (a.fail_on == "incomplete")
+    for (const auto id : out.bundle_ids)
+      if (!report::incomplete_load(db->handle(), id).empty()) return 1;
+  if (fail_on && fails(db->handle(), out.bundle_ids, *fail_on, filter)) return 1;
   return 0;
 }
 

@@ -18,12 +18,15 @@ void add_report_options(CLI::App& cmd, ReportArgs& a) {
   cmd.add_option("--bundle", a.bundle,
                  "Report only this bundle (id or sha256 prefix) of a database holding several");
   cmd.add_flag("--summary", a.summary, kSummaryHelp);
+  add_filter_options(cmd, a.suppress, a.min_severity);
   cmd.add_option("--fail-on", a.fail_on, "incomplete: exit 1 when a load lost part of a bundle");
 }
 
 int run_report(const ReportArgs& a) {
   const auto fmt = format_or_throw(a.format);
   check_summary(a.summary, fmt);
+  const auto filter = make_filter(a.suppress, a.min_severity);
+  const report::Filter* fp = filter ? &*filter : nullptr;
   if (!a.fail_on.empty() && a.fail_on != "none" && a.fail_on != "incomplete")
     throw UsageError("--fail-on: report knows only incomplete (analyze checks severities)");
   check_output(a.output);
@@ -85,12 +88,12 @@ int run_report(const ReportArgs& a) {
   report::RenderNotes notes;
   if (a.summary)
     write_output(a.output, ids.size() == 1
-                               ? report::render_bundle_summary(db->handle(), ids.front())
-                               : report::render_fleet_summary(db->handle(), ids));
+                               ? report::render_bundle_summary(db->handle(), ids.front(), fp)
+                               : report::render_fleet_summary(db->handle(), ids, fp));
   else if (ids.size() == 1)
-    write_output(a.output, report::render_bundle(db->handle(), ids.front(), fmt, &notes));
+    write_output(a.output, report::render_bundle(db->handle(), ids.front(), fmt, &notes, fp));
   else
-    write_output(a.output, report::render_fleet(db->handle(), ids, fmt, &notes));
+    write_output(a.output, report::render_fleet(db->handle(), ids, fmt, &notes, fp));
   note_untimed(notes);
   if (a.fail_on == "incomplete")
     for (const auto id : ids)

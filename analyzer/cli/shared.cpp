@@ -230,6 +230,51 @@ std::optional<Severity> max_finding_severity(sqlite3* db, const std::vector<int6
   return best;
 }
 
+void add_filter_options(CLI::App& cmd, std::string& suppress, std::string& min_severity) {
+  cmd.add_option(
+      "--suppress", suppress,
+      "Suppression file (YAML): signatures, findings, hosts, time ranges and messages "
+      "to drop or demote, each with a reason; the report says how much (docs/suppress.md)");
+  cmd.add_option("--min-severity", min_severity,
+                 "Leave evidence lines and fault events below this level out of the lists: debug, "
+                 "info, notice, warning, error, critical");
+}
+
+std::optional<report::Filter> make_filter(const std::string& suppress,
+                                          const std::string& min_severity) {
+  if (suppress.empty() && min_severity.empty()) return std::nullopt;
+  report::Filter f;
+  if (!suppress.empty()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(suppress, ec))
+      throw UsageError("--suppress: " + suppress + ": no such file");
+    try {
+      f = report::load_suppress_file(suppress);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--suppress: ") + e.what());
+    }
+  }
+  if (!min_severity.empty()) {
+    f.min_sev_rank = report::severity_rank(min_severity);
+    if (!f.min_sev_rank)
+      throw UsageError("--min-severity: '" + min_severity +
+                       "' is not one of debug, info, notice, warning, error, critical");
+  }
+  return f;
+}
+
+bool fails(sqlite3* db, const std::vector<int64_t>& bundles, Severity at,
+           const std::optional<report::Filter>& filter) {
+  if (!filter) {
+    const auto worst = max_finding_severity(db, bundles);
+    return worst && *worst >= at;
+  }
+  const auto worst = report::worst_severity(db, bundles, &*filter);
+  if (!worst) return false;
+  const auto sev = severity_from(*worst);
+  return sev && *sev >= at;
+}
+
 app::Options app_options(const CommonOptions& c) {
   app::Options o;
   for (const auto& d : c.rule_dirs) o.rule_dirs.emplace_back(d);

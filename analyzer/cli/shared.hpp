@@ -53,6 +53,15 @@ void check_output_db(const std::string& path);
 // --rules, --cache-dir, --no-cache, --kb, --no-kb of analyze and fleet.
 void add_common(CLI::App& cmd, CommonOptions& c);
 app::Options app_options(const CommonOptions& c);
+// --suppress FILE and --min-severity LEVEL (docs/suppress.md) of analyze, fleet and report.
+void add_filter_options(CLI::App& cmd, std::string& suppress, std::string& min_severity);
+// The filter they give (nullopt: none); a bad file or level is a UsageError naming it.
+std::optional<report::Filter> make_filter(const std::string& suppress,
+                                          const std::string& min_severity);
+// --fail-on's test: the highest severity among the findings the report shows.
+bool fails(sqlite3* db, const std::vector<int64_t>& bundles, Severity at,
+           const std::optional<report::Filter>& filter);
+
 // Maximum severity of the findings of the bundles (for --fail-on).
 std::optional<Severity> max_finding_severity(sqlite3* db, const std::vector<int64_t>& bundles);
 
