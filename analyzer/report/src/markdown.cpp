@@ -18,6 +18,16 @@ namespace {
 
 // "Looked for, not found" notes printed per unexplained symptom (the rest: json `missing`)
 constexpr size_t kLookedShown = 3;
+
+// A note cut inside a code span: the span is closed before the "…" (else its backtick would
+// be escaped and the rest of the code read as prose).
+std::string closed_spans(std::string s) {
+  if (std::count(s.begin(), s.end(), '`') % 2 == 0) return s;
+  const std::string ell = "…";
+  const bool cut = s.size() >= ell.size() && s.compare(s.size() - ell.size(), ell.size(), ell) == 0;
+  s.insert(cut ? s.size() - ell.size() : s.size(), "`");
+  return s;
+}
 size_t longest_backtick_run(std::string_view s) {
   size_t run = 0, best = 0;
   for (char c : s) {
@@ -409,7 +419,7 @@ std::string render_md(const Report& r) {
       if (!looked.empty()) {
         o << "**Looked for, not found:** ";
         for (size_t i = 0; i < looked.size() && i < kLookedShown; ++i)
-          o << (i ? "; " : "") << md_prose(cut_line(looked[i], 200));
+          o << (i ? "; " : "") << md_prose(closed_spans(cut_line(looked[i], 200)));
         if (looked.size() > kLookedShown)
           o << "; and " << looked.size() - kLookedShown << " more (json: `missing`)";
         o << "\n\n";
@@ -499,7 +509,7 @@ std::string render_md(const Report& r) {
   }
   if (!consequences.empty()) {
     o << "### Consequences (" << consequences.size() << " fault event"
-      << (consequences.size() == 1 ? "" : "s") << " that are symptoms of a fault)\n\n";
+      << (consequences.size() == 1 ? "" : "s") << ": symptoms of another fault)\n\n";
     fault_table(o, consequences);
   }
   if (!warnings.empty()) {
