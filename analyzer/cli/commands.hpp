@@ -34,6 +34,8 @@ struct CommonOptions {
 };
 
 struct AnalyzeArgs {
+  std::string suppress;      // --suppress FILE (docs/suppress.md)
+  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::string bundle;
   std::string db;
   std::string format = "md";
@@ -54,6 +56,8 @@ struct AnalyzeArgs {
 };
 
 struct FleetArgs {
+  std::string suppress;      // --suppress FILE (docs/suppress.md)
+  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::vector<std::string> inputs;
   std::string db;
   std::string format = "md";
@@ -67,6 +71,8 @@ struct FleetArgs {
 };
 
 struct ReportArgs {
+  std::string suppress;      // --suppress FILE (docs/suppress.md)
+  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::string db;
   std::string format = "md";
   std::string output;

@@ -13,6 +13,8 @@ Then: a truncated tar.gz says INCOMPLETE LOAD in its verdict and `--fail-on inco
 folder of non-log files exits 3 with "nothing recognised".
 Usage: summary_test.py FAULTLINE SOURCE_DIR
 """
+import csv
+import io
 import json
 import os
 import re
@@ -76,6 +78,23 @@ def check(name, bundle, tmp, full_limit=None):
         for e in f["evidence"]:
             if e.get("time_quality") == "assumed_utc" and e["time"] and e["time"].endswith("Z"):
                 fail(f"{name}: evidence time of unknown zone with Z: {e['time']}")
+    # no time of unknown zone carries Z (md, html) or +00:00 (jsonl, csv) in any format
+    for fmt_text, label in ((full, "md"), (run("report", "--db", db, "--format", "html").stdout, "html")):
+        m = re.search(r"\d\d:\d\d:\d\d(\.\d+)?Z\)? \(assumed_utc\)", fmt_text)
+        if m:
+            fail(f"{name}: {label}: a time of unknown zone printed with Z: {m.group(0)}")
+    rows = list(csv.reader(io.StringIO(run("report", "--db", db, "--format", "csv").stdout)))
+    qi = rows[0].index("time_quality") if rows else 0
+    for row in rows[1:]:
+        if row[qi] == "assumed_utc" and (row[0].endswith("Z") or row[0].endswith("+00:00")):
+            fail(f"{name}: csv: a time of unknown zone with an offset: {row[0]}")
+            break
+    for line in run("report", "--db", db, "--format", "jsonl").stdout.splitlines():
+        e = json.loads(line)
+        if e["time_quality"] == "assumed_utc" and (e["datetime"].endswith("Z")
+                                                   or e["datetime"].endswith("+00:00")):
+            fail(f"{name}: jsonl: a time of unknown zone with an offset: {e['datetime']}")
+            break
     if unknown and "zone unknown" not in full:
         fail(f"{name}: {unknown} times of unknown zone but the markdown never says 'zone unknown'")
     if full_limit and len(full) >= full_limit:
@@ -130,6 +149,18 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.returncode != 0:
         fail(f"whole tar.gz: --fail-on incomplete exit {r.returncode}, want 0")
 
+    # a premise from a cut file: the diagnosis says so and loses confidence
+    js = json.loads(run("analyze", cut, "-q", "--format", "json").stdout)
+    cut_files = {i["file"] for i in js["issues"] if i["truncated"]}
+    for f in js["findings"]:
+        if f["kind"] != "fault" and any(e["file"] in cut_files for e in f["evidence"]):
+            if not any("cut at line" in m for m in f.get("missing", [])):
+                fail(f"truncated tar.gz: {f['id']} cites a cut file and does not say so")
+    # fleet honours --fail-on incomplete like analyze
+    r = run("fleet", cut, tgz, "-q", "-j", "1", "--fail-on", "incomplete")
+    if r.returncode != 1:
+        fail(f"fleet with a truncated bundle: --fail-on incomplete exit {r.returncode}, want 1")
+
     # a folder of non-log files: nothing recognised, exit 3
     junk = os.path.join(tmp, "not-logs")
     os.makedirs(junk)
@@ -143,6 +174,14 @@ with tempfile.TemporaryDirectory() as tmp:
              "'nothing recognised: 2 files'")
     if "nothing recognised" not in (verdict_line(r.stdout) or ""):
         fail(f"non-log folder: verdict {verdict_line(r.stdout)}")
+    junk2 = os.path.join(tmp, "not-logs-2")
+    os.makedirs(junk2)
+    with open(os.path.join(junk2, "todo.txt"), "w") as f:
+        f.write("Buy cables.\n")
+    r = run("fleet", junk, junk2, "-q", "-j", "1")
+    if r.returncode != 3 or "nothing recognised" not in r.stderr:
+        fail(f"fleet of non-log folders: exit {r.returncode} stderr {r.stderr.strip()!r}, want 3 "
+             "and 'nothing recognised'")
 
 if failures:
     print(f"{len(failures)} failure(s)")

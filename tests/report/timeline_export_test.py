@@ -29,7 +29,7 @@ binary = os.path.abspath(sys.argv[1])
 src = os.path.abspath(sys.argv[2])
 passed = failed = 0
 COLUMNS = ["datetime", "timestamp", "timestamp_desc", "message", "host", "file", "line", "signature",
-           "finding", "role", "time_quality", "kind", "bundle", "ord"]
+           "finding", "role", "time_quality", "kind", "bundle", "ord", "level"]
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -75,7 +75,13 @@ def check_jsonl(data, label):
         except ValueError:
             check(False, f"{label}:{n}: datetime {e['datetime']!r} is not ISO 8601")
             continue
-        if dt.tzinfo is None or dt.utcoffset() != datetime.timedelta(0):
+        # a local time of unknown zone carries no offset (never +00:00); every other time is UTC
+        if e.get("time_quality") == "assumed_utc":
+            if dt.tzinfo is not None:
+                check(False, f"{label}:{n}: unknown-zone datetime {e['datetime']!r} has an offset")
+                continue
+            dt = dt.replace(tzinfo=datetime.timezone.utc)  # the stored wall time, as Timesketch reads it
+        elif dt.tzinfo is None or dt.utcoffset() != datetime.timedelta(0):
             check(False, f"{label}:{n}: datetime {e['datetime']!r} is not UTC with a zone")
             continue
         us = (dt - EPOCH) // datetime.timedelta(microseconds=1)
@@ -123,21 +129,33 @@ for sample in ("seed-driver-reboot-pending", "variant-hostile-encodings", "svm-a
     report = json.loads(run(["analyze", "-q", "--no-cache", path, "--format", "json"])[0])
     tl = report["timeline"]
     out, err = run(["analyze", "--no-cache", path, "--format", "jsonl"])
-    events = check_jsonl(out, sample + " jsonl")
+    every = check_jsonl(out, sample + " jsonl")
+    # the report's timeline rows first, then every other error-and-above line (role "event")
+    events = [e for e in every if e["role"] != "event"]
+    extra = [e for e in every if e["role"] == "event"]
+    check(all(e["level"] in ("error", "critical") and e["finding"] is None for e in extra),
+          f"{sample}: an added event below error or citing a finding")
+    check(any(e["level"] is not None for e in events), f"{sample}: no timeline row has a level")
     want = [t for t in tl if timed(t)]
     check(len(events) == len(want), f"{sample}: {len(events)} jsonl events, {len(want)} timed rows")
-    check(skipped_of(err) == len(tl) - len(want),
-          f"{sample}: stderr counts {skipped_of(err)} untimed events, expected {len(tl) - len(want)}")
+    csv_rows = check_csv(run(["analyze", "-q", "--no-cache", path, "--format", "csv"])[0], sample + " csv")
+    untimed = sum(1 for r in csv_rows if r[0] == "")
+    check(skipped_of(err) == untimed,
+          f"{sample}: stderr counts {skipped_of(err)} untimed events, the csv has {untimed}")
+    if sample == "seed-driver-reboot-pending":
+        check(len(extra) > 100, f"{sample}: only {len(extra)} error lines beyond the timeline")
     for e, t in zip(events, want):
         same = (e["host"], e["file"], e["line"], e["signature"], e["finding"], e["role"], e["time_quality"],
                 e["kind"]) == (t["host"], t["file"], t["line"], t["signature"], t["finding"], t["role"],
                                t["time_quality"], t["kind"])
-        check(same and e["datetime"] == t["time"][:-1] + "+00:00" and e["bundle"] == path,
+        iso = t["time"][:-1] + "+00:00" if t["time"].endswith("Z") else t["time"]
+        check(same and e["datetime"] == iso and e["bundle"] == path,
               f"{sample}: event {e['ord']} differs from the report's timeline row")
         if not UNSAFE.search(t["text"]) and "\\" not in t["text"]:
             check(e["message"] == t["text"], f"{sample}: event {e['ord']} message differs from the text")
-    rows = check_csv(run(["analyze", "-q", "--no-cache", path, "--format", "csv"])[0], sample + " csv")
-    check(len(rows) == len(tl), f"{sample}: {len(rows)} csv records, {len(tl)} timeline rows")
+    check(len([r for r in csv_rows if r[9] != "event"]) == len(tl),
+          f"{sample}: {len(csv_rows)} csv records, {len(tl)} timeline rows")
+    check(len(csv_rows) == len(every) + untimed, f"{sample}: csv and jsonl hold different events")
 
 # the hostile sample: its timeline holds text that needs the sanitising (else this proves nothing)
 hostile = json.loads(run(["analyze", "-q", "--no-cache", "samples/variant-hostile-encodings", "--format", "json"])[0])

@@ -40,7 +40,8 @@ std::string render_csv(const std::vector<ExportEvent>& events) {
                                  csv_cell(e.time_quality),
                                  csv_cell(e.kind),
                                  csv_cell(e.bundle),
-                                 csv_cell(std::to_string(e.ord), false)};
+                                 csv_cell(std::to_string(e.ord), false),
+                                 csv_cell(e.level)};
     bool first = true;
     for (const auto& c : cells) {
       if (!first) out += ',';

@@ -5,6 +5,7 @@
 
 #include "faultline/core/text.hpp"
 #include "render.hpp"
+#include "shared.hpp"
 
 namespace faultline::report::detail {
 namespace {
@@ -29,8 +30,8 @@ std::string timestamp_desc(const std::string& quality) {
 
 const std::vector<std::string>& export_columns() {
   static const std::vector<std::string> cols = {
-      "datetime",  "timestamp", "timestamp_desc", "message",      "host", "file",   "line",
-      "signature", "finding",   "role",           "time_quality", "kind", "bundle", "ord"};
+      "datetime", "timestamp", "timestamp_desc", "message", "host",   "file", "line", "signature",
+      "finding",  "role",      "time_quality",   "kind",    "bundle", "ord",  "level"};
   return cols;
 }
 
@@ -41,6 +42,8 @@ std::vector<Report> load_timelines(sqlite3* db, const std::vector<int64_t>& bund
     load_header(db, id, r);
     if (r.status.rfind("failed", 0) == 0) continue;
     load_timeline(db, id, r);
+    load_error_events(db, id, r);  // every error-and-above line, cited or not
+    apply_filter(r);               // docs/suppress.md
     out.push_back(std::move(r));
   }
   std::stable_sort(out.begin(), out.end(), [](const Report& a, const Report& b) {
@@ -55,13 +58,15 @@ std::vector<ExportEvent> export_events(const std::vector<Report>& bundles) {
     const std::string bundle = safe(b.path);
     for (const auto& t : b.timeline) {
       ExportEvent e;
+      const std::string q = t.shown_quality();  // zone unknown: "assumed_utc" (model.hpp)
       // A row without a time, or with the "unknown" quality, has no usable time.
-      if (t.time_ns && t.quality != "unknown") {
+      if (t.time_ns && q != "unknown") {
         e.timestamp_us = to_us(*t.time_ns);
-        std::string iso = fmt_time(t.time_ns);  // "...T01:30:15.398114Z"
+        // UTC: "...T01:30:15.398114+00:00"; a local time of unknown zone has no offset at all
+        std::string iso = iso_time_q(*t.time_ns, q);
         if (!iso.empty() && iso.back() == 'Z') iso.replace(iso.size() - 1, 1, "+00:00");
         e.datetime = std::move(iso);
-        e.timestamp_desc = timestamp_desc(t.quality);
+        e.timestamp_desc = timestamp_desc(q);
       } else {
         e.timestamp_desc = "No Time";
       }
@@ -72,8 +77,9 @@ std::vector<ExportEvent> export_events(const std::vector<Report>& bundles) {
       e.signature = safe(t.signature);
       e.finding = safe(t.finding);
       e.role = safe(t.role);
-      e.time_quality = safe(t.quality);
+      e.time_quality = safe(q);
       e.kind = safe(t.kind);
+      e.level = safe(t.level);
       e.bundle = bundle;
       e.ord = t.ord;
       out.push_back(std::move(e));

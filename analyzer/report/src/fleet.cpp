@@ -100,11 +100,15 @@ Report load_lite(sqlite3* db, int64_t id) {
       r.unclassified.push_back(std::move(u));
     }
   }
+  apply_filter(r);  // docs/suppress.md: findings and signatures, when a filter is active
   return r;
 }
 
 struct View {
   std::vector<Report> bundles;  // analysed and failed, sorted by path
+  // the quality of fleet-clock times: "assumed_utc" when the reference host's zone is unknown
+  // (its wall time is the fleet clock then), else "exact" (docs/report.md "Times")
+  std::string fleet_quality = "exact";
   FleetResult fleet;
   HostSet hosts;
   size_t failed = 0;
@@ -143,6 +147,22 @@ View build(sqlite3* db, const std::vector<int64_t>& ids) {
     v.fleet = std::move(*stored);
   else
     v.fleet = correlate::analyze_fleet(db, ids);
+  // honest times: a year-inferred host-local time of a host whose zone is unknown is of unknown
+  // zone too (model.cpp does the same for one bundle)
+  std::set<std::string> zoneless;
+  for (int64_t id : ids)
+    for (const auto& h : zoneless_hosts(db, id)) zoneless.insert(h);
+  auto fix = [&](const std::string& host, std::string& q) {
+    if (q == "year_inferred" && zoneless.count(host)) q = "assumed_utc";
+  };
+  if (v.fleet.first_failure) {
+    auto& ff = *v.fleet.first_failure;
+    fix(ff.host, ff.quality);
+    for (auto& l : ff.evidence) fix(l.host, l.quality);
+  }
+  for (auto& x : v.fleet.faults)
+    if (x.first) fix(x.first->host, x.first->quality);
+  if (zoneless.count(v.fleet.reference)) v.fleet_quality = "assumed_utc";
   std::set<int64_t> all(ids.begin(), ids.end());
   all.insert(v.fleet.failed_ids.begin(), v.fleet.failed_ids.end());
   for (int64_t id : all) v.bundles.push_back(load_lite(db, id));
@@ -189,6 +209,25 @@ View build(sqlite3* db, const std::vector<int64_t>& ids) {
       }
   }
   return v;
+}
+
+// docs/suppress.md: the bundles' suppressed counts summed ("" without a filter).
+std::string fleet_suppressed(const View& v) {
+  const Filter* fp = active_filter();
+  if (fp == nullptr) return {};
+  Report sum;
+  sum.suppress_file = fp->file;
+  sum.min_severity_rank = fp->min_sev_rank;
+  for (const auto& r : v.bundles) {
+    sum.below_min_lines += r.below_min_lines;
+    sum.below_min_faults += r.below_min_faults;
+    for (size_t i = 0; i < r.suppressed.size(); ++i) {
+      if (sum.suppressed.size() <= i) sum.suppressed.push_back({});
+      sum.suppressed[i].findings += r.suppressed[i].findings;
+      sum.suppressed[i].lines += r.suppressed[i].lines;
+    }
+  }
+  return suppressed_text(sum);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -446,7 +485,7 @@ J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
           {"device", ff.device ? J(*ff.device) : J(nullptr)},
           {"ip", ff.ip.empty() ? J(nullptr) : J(ff.ip)},
           {"group", ff.group.empty() ? J(nullptr) : J(ff.group)},
-          {"fleet_time", ff.fleet_ns ? J(fmt_time(ff.fleet_ns)) : J(nullptr)},
+          {"fleet_time", ff.fleet_ns ? J(iso_time_q(*ff.fleet_ns, v.fleet_quality)) : J(nullptr)},
           {"rule", ff.rule},
           {"rule_text", ff.rule_text},
           {"confidence", std::stod(fmt_conf(ff.confidence))},
@@ -514,7 +553,8 @@ J fleet_json(sqlite3* db, const std::vector<int64_t>& ids) {
           {"hccl_errors", h.hccl_errors},
           {"silent", h.silent},
           {"first_error", h.first ? line_json(*h.first) : J(nullptr)},
-          {"first_error_fleet_time", h.first_fleet_ns ? J(fmt_time(h.first_fleet_ns)) : J(nullptr)},
+          {"first_error_fleet_time",
+           h.first_fleet_ns ? J(iso_time_q(*h.first_fleet_ns, v.fleet_quality)) : J(nullptr)},
           {"first_error_class", h.first_class.empty() ? J(nullptr) : J(h.first_class)}});
   }
   j["roster"] = J::array();  // added: every rank with its identity
@@ -551,6 +591,8 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
   o << ", " << counted(v.hosts.size(), "host") << ", " << with_cause.size()
     << " with a root cause.\n\n";
   o << "faultline " << kFaultlineVersion() << ", rules " << md_code(digest_text(v)) << "\n\n";
+  if (const auto sup = fleet_suppressed(v); !sup.empty())
+    o << md_text(sup) << " (the first failure is not filtered).\n\n";
 
   o << "## First failure\n\n";
   if (!f.first_failure) {
@@ -600,8 +642,8 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
     o << "- HCCL_EXEC_TIMEOUT " << f.exec_timeout_s << " s, HCCL_CONNECT_TIMEOUT "
       << f.connect_timeout_s << " s (" << md_text(f.timeouts_source) << ")\n";
     if (ff.fleet_ns && ff.time_ns && *ff.fleet_ns != *ff.time_ns)
-      o << "- In the reference clock (" << md_text(f.reference) << "): " << fmt_time(ff.fleet_ns)
-        << "\n";
+      o << "- In the reference clock (" << md_text(f.reference)
+        << "): " << fmt_time_q(ff.fleet_ns, v.fleet_quality) << "\n";
     o << "\n### Evidence\n\n";
     // lines of the same role, signature and message template (broadcasts of every host) are
     // one entry with the number of hosts (shared.hpp; every line is in the json report)
@@ -723,9 +765,9 @@ std::string render_fleet_md(sqlite3* db, const std::vector<int64_t>& ids) {
       << "| host | time (fleet) | class | signature | where |\n|---|---|---|---|---|\n";
     for (size_t i = 0; i < firsts.size() && i < kTopHosts; ++i) {
       const auto* h = firsts[i];
-      o << "| " << md_cell(h->host) << " | " << fmt_time(h->first_fleet_ns) << " | "
-        << h->first_class << " | " << code(md_cell(h->first->signature, 200, Esc::none)) << " | "
-        << code(loc(h->first->file, h->first->line)) << " |\n";
+      o << "| " << md_cell(h->host) << " | " << fmt_time_q(h->first_fleet_ns, v.fleet_quality)
+        << " | " << h->first_class << " | " << code(md_cell(h->first->signature, 200, Esc::none))
+        << " | " << code(loc(h->first->file, h->first->line)) << " |\n";
     }
     if (firsts.size() > kTopHosts)
       o << "\n" << firsts.size() - kTopHosts << " more hosts (json: hosts).\n";
@@ -791,6 +833,8 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
     << counted(v.hosts.size(), "host") << ", " << with_cause.size() << " with a root cause.</p>\n";
   o << "<p class=\"muted\">faultline " << html(kFaultlineVersion()) << ", rules <code>"
     << html(digest_text(v)) << "</code></p>\n";
+  if (const auto sup = fleet_suppressed(v); !sup.empty())
+    o << "<p>" << html(sup) << " (the first failure is not filtered).</p>\n";
 
   o << "<h2>First failure</h2>\n";
   if (!f.first_failure) {
@@ -836,7 +880,8 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
         << html(l.text) << "</pre></div>\n";
     o << "</details>\n";
   }
-  fleet_pictures_html(o, f);  // added (issue 34): wait chain and first errors as inline SVG
+  fleet_pictures_html(
+      o, f, v.fleet_quality);  // added (issue 34): wait chain and first errors as inline SVG
   if (!f.suspects.empty()) {
     o << "<details><summary>Other suspects (" << f.suspects.size()
       << ")</summary><table><tr><th>host</th><th>rank</th>"
@@ -917,8 +962,9 @@ std::string render_fleet_html(sqlite3* db, const std::vector<int64_t>& ids) {
          "(fleet)</th>"
       << "<th>class</th><th>signature</th><th>where</th></tr>\n";
     for (const auto* h : firsts)
-      o << "<tr><td>" << html(h->host) << "</td><td>" << html(fmt_time(h->first_fleet_ns))
-        << "</td><td>" << html(h->first_class) << "</td><td><code>" << html(h->first->signature)
+      o << "<tr><td>" << html(h->host) << "</td><td>"
+        << html(fmt_time_q(h->first_fleet_ns, v.fleet_quality)) << "</td><td>"
+        << html(h->first_class) << "</td><td><code>" << html(h->first->signature)
         << "</code></td><td><code>" << html(loc(h->first->file, h->first->line))
         << "</code></td></tr>\n";
     o << "</table></details>\n";

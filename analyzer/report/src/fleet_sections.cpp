@@ -11,6 +11,7 @@
 
 #include "model.hpp"
 #include "render.hpp"
+#include "shared.hpp"
 
 namespace faultline::report::detail {
 namespace {
@@ -37,6 +38,12 @@ std::string one_line(std::string s, size_t max) {
   return s;
 }
 
+// The time quality of a fault's first time: that of its first line (fleet.cpp marks a
+// year-inferred time of a host of unknown zone "assumed_utc").
+std::string first_quality(const correlate::FleetFault& x) {
+  return x.first && x.first->time_ns == x.first_ns ? x.first->quality : std::string("exact");
+}
+
 size_t host_count(const correlate::FleetResult& f) {
   std::set<std::string> hs;
   for (const auto& x : f.faults) hs.insert(x.hosts.begin(), x.hosts.end());
@@ -53,22 +60,24 @@ J fleet_faults_json(const correlate::FleetResult& f) {
       first = J{{"host", x.first->host},
                 {"file", x.first->file},
                 {"line", x.first->line},
-                {"time", x.first->time_ns ? J(fmt_time(x.first->time_ns)) : J(nullptr)},
+                {"time", x.first->time_ns ? J(iso_time_q(*x.first->time_ns, x.first->quality))
+                                          : J(nullptr)},
                 {"time_quality", x.first->quality},
                 {"text", x.first->text}};
-    a.push_back(J{{"id", x.id},
-                  {"code", x.code.empty() ? J(nullptr) : J(x.code)},
-                  {"title", x.title},
-                  {"signature", x.signature},
-                  {"class", x.fault_class.empty() ? J(nullptr) : J(x.fault_class)},
-                  {"role", x.role.empty() ? J(nullptr) : J(x.role)},
-                  {"severity", x.severity},
-                  {"hosts", x.hosts},
-                  {"first_time", x.first_ns ? J(fmt_time(x.first_ns)) : J(nullptr)},
-                  {"first_host", x.first_host},
-                  {"count", x.count},
-                  {"diagnosed", x.diagnosed},
-                  {"first", std::move(first)}});
+    a.push_back(
+        J{{"id", x.id},
+          {"code", x.code.empty() ? J(nullptr) : J(x.code)},
+          {"title", x.title},
+          {"signature", x.signature},
+          {"class", x.fault_class.empty() ? J(nullptr) : J(x.fault_class)},
+          {"role", x.role.empty() ? J(nullptr) : J(x.role)},
+          {"severity", x.severity},
+          {"hosts", x.hosts},
+          {"first_time", x.first_ns ? J(iso_time_q(*x.first_ns, first_quality(x))) : J(nullptr)},
+          {"first_host", x.first_host},
+          {"count", x.count},
+          {"diagnosed", x.diagnosed},
+          {"first", std::move(first)}});
   }
   return a;
 }
@@ -86,7 +95,7 @@ void fleet_faults_md(std::ostream& o, const correlate::FleetResult& f) {
       << (x.code.empty() ? std::string() : md_code(x.code)) << " | "
       << md_text(x.fault_class + (x.role == "symptom" ? " (symptom)" : "")) << " | "
       << md_text(one_line(host_list(x.hosts), 300)) << " | "
-      << (x.first_ns ? fmt_time(x.first_ns) + " (" + md_text(x.first_host) + ")"
+      << (x.first_ns ? fmt_time_q(x.first_ns, first_quality(x)) + " (" + md_text(x.first_host) + ")"
                      : std::string("untimed"))
       << " | " << x.count << " |\n";
   }
@@ -107,8 +116,9 @@ void fleet_faults_html(std::ostream& o, const correlate::FleetResult& f) {
       << (x.code.empty() ? std::string() : "<code>" + html(x.code) + "</code>") << "</td><td>"
       << html(x.fault_class + (x.role == "symptom" ? " (symptom)" : "")) << "</td><td>"
       << html(host_list(x.hosts)) << "</td><td>"
-      << (x.first_ns ? html(fmt_time(x.first_ns)) + " (" + html(x.first_host) + ")"
-                     : std::string("untimed"))
+      << (x.first_ns
+              ? html(fmt_time_q(x.first_ns, first_quality(x))) + " (" + html(x.first_host) + ")"
+              : std::string("untimed"))
       << "</td><td>" << x.count << "</td></tr>\n";
   o << "</table></details>\n";
 }
@@ -178,13 +188,14 @@ std::string wait_kind(const std::string& rule) {
 }
 
 std::string hhmmss(int64_t ns) {
-  const std::string t = fmt_time(ns);  // 2026-03-14T02:41:17.204000Z
+  const std::string t = fmt_time(ns);  // 2026-03-14T02:41:17.204000Z: only the clock part
   return t.size() >= 23 ? t.substr(11, 12) : t;
 }
 
 }  // namespace
 
-void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f) {
+void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f,
+                         std::string_view fleet_quality) {
   if (!f.first_failure) return;
   const auto& ff = *f.first_failure;
   std::set<std::string> culprit_hosts;
@@ -305,8 +316,8 @@ void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f) {
        "system-ui,sans-serif\">\n"
     << "<line x1=\"" << left << "\" y1=\"" << h - 22 << "\" x2=\"" << left + plot << "\" y2=\""
     << h - 22 << "\" stroke=\"#9aa5b8\"/>\n<text x=\"" << left << "\" y=\"" << h - 6 << "\">"
-    << html(fmt_time(t0)) << "</text>\n<text x=\"" << left + plot << "\" y=\"" << h - 6
-    << "\" text-anchor=\"end\">+" << html(std::to_string((t1 - t0) / 1'000'000'000))
+    << html(fmt_time_q(t0, fleet_quality)) << "</text>\n<text x=\"" << left + plot << "\" y=\""
+    << h - 6 << "\" text-anchor=\"end\">+" << html(std::to_string((t1 - t0) / 1'000'000'000))
     << " s</text>\n";
   for (size_t i = 0; i < timed.size(); ++i) {
     const auto* hh = timed[i];
@@ -320,7 +331,8 @@ void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f) {
       o << "<text x=\"" << left - 6 << "\" y=\"" << y + 4 << "\" text-anchor=\"end\">"
         << html(one_line(hh->host, 20)) << "</text>\n";
     o << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"" << (row >= 12 ? 5 : 3) << "\" fill=\""
-      << fill << "\"><title>" << html(hh->host + " " + fmt_time(hh->first_fleet_ns))
+      << fill << "\"><title>"
+      << html(hh->host + " " + fmt_time_q(hh->first_fleet_ns, fleet_quality))
       << "</title></circle>\n";
   }
   o << "</svg>\n<p class=\"muted\">Each host's first error of the incident in the reference clock; "

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "faultline/correlate/fleet.hpp"
 
@@ -35,6 +36,7 @@ namespace faultline::report::detail {
 // failure (hosts as boxes, ranks as nodes, edges with the wait kind and time) and a host x time
 // strip of every host's first error (root, chain, others coloured). Nothing when there is no
 // chain / no timed first error.
-void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f);
+void fleet_pictures_html(std::ostream& o, const correlate::FleetResult& f,
+                         std::string_view fleet_quality);
 
 }  // namespace faultline::report::detail

@@ -55,7 +55,8 @@ pre{background:#f4f6fa;border:1px solid #e1e5ee;padding:6px 8px;overflow-x:auto;
 .verdict{font-size:16px;padding:10px 14px;border-left:6px solid #6b7385;background:#f4f6fa}
 .verdict.critical{border-color:#b3261e;background:#fdf0ef}.verdict.error{border-color:#d9480f;background:#fff4ec}
 .verdict.warning{border-color:#c99a06;background:#fffaeb}.verdict.ok{border-color:#2f9e44;background:#effaf1}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d6dae3;padding:3px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;margin:8px 0;max-width:100%}td,th{border:1px solid #d6dae3;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere;word-break:break-word}
+td code{word-break:break-all}svg{max-width:100%;height:auto}nav.toc{font-size:13px;margin:10px 0}nav.toc a{margin-right:12px}
 th{background:#eef1f6}.finding{border:1px solid #d6dae3;border-radius:6px;padding:4px 14px 10px;margin:12px 0}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;color:#fff;background:#6b7385}
 .badge.critical{background:#b3261e}.badge.error{background:#d9480f}.badge.warning{background:#c99a06}.badge.info{background:#1c7ed6}
@@ -63,6 +64,41 @@ th{background:#eef1f6}.finding{border:1px solid #d6dae3;border-radius:6px;paddin
 details>summary{cursor:pointer;font-weight:600;margin:6px 0}.muted{color:#6b7385}
 svg text{font:11px system-ui,sans-serif;fill:#1d2330}.tl td{font-size:12.5px}
 )";
+
+// Rule text (titles, summaries, remediation, suggestions) holds markdown code spans: shown as
+// <code>, never as literal backticks (issue 35 item 8); everything else escaped by html().
+std::string html_prose(const std::string& s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const size_t tick = s.find('`', i);
+    if (tick == std::string::npos) {
+      out += html(s.substr(i));
+      break;
+    }
+    size_t n = tick;
+    while (n < s.size() && s[n] == '`') ++n;
+    const std::string fence = s.substr(tick, n - tick);
+    // the closing run: the next run of exactly the same length
+    size_t close = s.find(fence, n);
+    while (close != std::string::npos &&
+           ((close + fence.size() < s.size() && s[close + fence.size()] == '`') ||
+            (close > 0 && s[close - 1] == '`')))
+      close = s.find(fence, close + fence.size() + 1);
+    out += html(s.substr(i, tick - i));
+    if (close == std::string::npos) {
+      out += html(fence);
+      i = n;
+      continue;
+    }
+    std::string inner = s.substr(n, close - n);
+    if (inner.size() >= 2 && inner.front() == ' ' && inner.back() == ' ')
+      inner = inner.substr(1, inner.size() - 2);
+    out += "<code>" + html(inner) + "</code>";
+    i = close + fence.size();
+  }
+  return out;
+}
 
 std::string badge(const std::string& sev) {
   return "<span class=\"badge " + html(sev) + "\">" + html(sev) + "</span>";
@@ -231,14 +267,34 @@ std::string render_html(const Report& r) {
   if (r.kb)
     o << "<tr><th>knowledge base</th><td>" << html(r.kb->name) << " <code>" << html(r.kb->file)
       << "</code> (" << r.kb->codes << " codes, " << html(r.kb->how) << ")</td></tr>";
+  if (const auto sup = suppressed_text(r); !sup.empty())  // docs/suppress.md
+    o << "<tr><th>suppressed</th><td>" << html(sup) << "</td></tr>";
   o << "</table>\n";
+  // table of contents (issue 35 item 8): the sections this page has, in order
+  {
+    const bool faults = std::any_of(r.findings.begin(), r.findings.end(),
+                                    [](const FindingR& f) { return f.kind == "fault" && f.fault; });
+    std::vector<std::pair<const char*, const char*>> toc = {{"root-causes", "Root causes"},
+                                                            {"symptoms", "Symptoms"}};
+    if (faults) toc.emplace_back("fault-events", "Fault events");
+    toc.emplace_back("other-errors", "Other error signatures");
+    if (!r.unknown.empty()) toc.emplace_back("unrecognised", "Unrecognised errors");
+    toc.emplace_back("timeline", "Timeline");
+    toc.emplace_back("versions", "Versions");
+    toc.emplace_back("missing", "Missing evidence");
+    toc.emplace_back("warnings", "Ingest warnings");
+    if (!r.suppressed.empty()) toc.emplace_back("suppressed", "Suppressed");
+    o << "<nav class=\"toc\"><strong>Contents:</strong> ";
+    for (const auto& [id, title] : toc) o << "<a href=\"#" << id << "\">" << title << "</a>";
+    o << "</nav>\n";
+  }
 
-  o << "<h2>Root causes</h2>\n";
+  o << "<h2 id=\"root-causes\">Root causes</h2>\n";
   int n = 0;
   for (const auto& f : r.findings) {
     if (f.kind != "root_cause") continue;
     ++n;
-    o << "<section class=\"finding\">\n<h3>" << n << ". " << html(f.title) << " <code>"
+    o << "<section class=\"finding\">\n<h3>" << n << ". " << html_prose(f.title) << " <code>"
       << html(f.id) << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host)
       << "</code> · confidence <strong>" << fmt_conf(f.confidence) << "</strong>";
     if (!f.explains.empty()) {
@@ -246,34 +302,41 @@ std::string render_html(const Report& r) {
       for (size_t i = 0; i < f.explains.size(); ++i)
         o << (i ? ", " : " ") << "<code>" << html(f.explains[i]) << "</code>";
     }
-    o << "</p>\n<p>" << html(f.summary) << "</p>\n";
+    o << "</p>\n<p>" << html_prose(f.summary) << "</p>\n";
     evidence(o, f, n == 1);
     if (!f.missing.empty()) {
       o << "<details><summary>Looked for, not found / uncertain (" << f.missing.size()
         << ")</summary><ul>";
-      for (const auto& m : f.missing) o << "<li>" << html(m) << "</li>";
+      for (const auto& m : f.missing) o << "<li>" << html_prose(m) << "</li>";
       o << "</ul></details>\n";
     }
     o << "<h4>Remediation</h4>\n<ul class=\"check\">";
-    for (const auto& s : f.remediation) o << "<li>" << html(s) << "</li>";
+    for (const auto& s : f.remediation) o << "<li>" << html_prose(s) << "</li>";
     o << "</ul>\n</section>\n";
   }
   if (n == 0) o << "<p>None identified.</p>\n";
 
-  o << "<h2>Symptoms</h2>\n";
+  o << "<h2 id=\"symptoms\">Symptoms</h2>\n";
   int m = 0;
   for (const auto& f : r.findings) {
     if (f.kind != "symptom") continue;
     ++m;
-    o << "<section class=\"finding\">\n<h3>" << html(f.title) << " <code>" << html(f.id)
+    o << "<section class=\"finding\">\n<h3>" << html_prose(f.title) << " <code>" << html(f.id)
       << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host) << "</code> · ";
     if (f.explained_by.empty())
       o << "<span class=\"unexplained\">UNEXPLAINED</span>: no root cause in the rules accounts "
            "for it";
     else
       o << "explained by <code>" << html(f.explained_by) << "</code>";
-    o << "</p>\n<p>" << html(f.summary) << "</p>\n";
+    o << "</p>\n<p>" << html_prose(f.summary) << "</p>\n";
     evidence(o, f, false);
+    if (f.explained_by.empty()) {  // what the causes that could explain it did not find
+      std::string looked;
+      for (const auto& x : f.missing)
+        if (x.rfind("uncertain: ", 0) != 0) looked += "<li>" + html_prose(x) + "</li>";
+      if (!looked.empty())
+        o << "<p><strong>Looked for, not found</strong></p><ul>" << looked << "</ul>\n";
+    }
     o << "</section>\n";
   }
   if (m == 0) o << "<p>None observed.</p>\n";
@@ -281,10 +344,10 @@ std::string render_html(const Report& r) {
   bool any_fault = false;  // docs/faults.md: the section exists only when there are fault events
   for (const auto& f : r.findings) {
     if (f.kind != "fault" || !f.fault) continue;
-    if (!any_fault) o << "<h2>Fault events</h2>\n";
+    if (!any_fault) o << "<h2 id=\"fault-events\">Fault events</h2>\n";
     any_fault = true;
     const FaultR& d = *f.fault;
-    o << "<section class=\"finding\">\n<h3>" << html(f.title) << " <code>" << html(f.id)
+    o << "<section class=\"finding\">\n<h3>" << html_prose(f.title) << " <code>" << html(f.id)
       << "</code></h3>\n<p>" << badge(f.severity) << " host <code>" << html(f.host)
       << "</code> · class <strong>" << html(d.cls) << "</strong> · component " << html(d.component)
       << " · role " << html(d.role);
@@ -305,16 +368,16 @@ std::string render_html(const Report& r) {
     evidence(o, f, false);
     if (!d.suggestion.empty() || !d.kb.empty()) {
       o << "<h4>Suggestion</h4>\n<ul class=\"check\">";
-      if (!d.suggestion.empty()) o << "<li>" << html(d.suggestion) << "</li>";
+      if (!d.suggestion.empty()) o << "<li>" << html_prose(d.suggestion) << "</li>";
       for (const auto& k : d.kb)
         o << "<li>" << html(k.pack) << " <code>" << html(k.code)
-          << "</code>: " << html(k.suggestion) << "</li>";
+          << "</code>: " << html_prose(k.suggestion) << "</li>";
       o << "</ul>\n";
     }
     o << "</section>\n";
   }
 
-  o << "<h2>Other error signatures</h2>\n";
+  o << "<h2 id=\"other-errors\">Other error signatures</h2>\n";
   if (r.unclassified.empty()) {
     o << "<p>None: every error-level signature hit is cited by a finding.</p>\n";
   } else {
@@ -328,7 +391,8 @@ std::string render_html(const Report& r) {
   }
 
   if (!r.unknown.empty()) {  // docs/faults.md: only when some error line is recognised by none
-    o << "<h2>Unrecognised errors</h2>\n<p>Error-level lines no signature recognises, as "
+    o << "<h2 id=\"unrecognised\">Unrecognised errors</h2>\n<p>Error-level lines no signature "
+         "recognises, as "
          "templates (numbers, hex, addresses, paths and ids masked); earliest first, then the "
          "most concentrated. <code>faultline rules suggest --db DB ID</code> drafts a signature "
          "from one.</p>\n<table><tr><th>id</th><th>template</th><th>lines</th><th>hosts</th>"
@@ -346,7 +410,7 @@ std::string render_html(const Report& r) {
     o << "</table>\n";
   }
 
-  o << "<h2>Timeline</h2>\n";
+  o << "<h2 id=\"timeline\">Timeline</h2>\n";
   timeline_svg(o, r);
   if (!r.timeline.empty()) {
     o << "<details><summary>Timeline rows (" << r.timeline.size()
@@ -365,7 +429,7 @@ std::string render_html(const Report& r) {
     o << "</table></details>\n";
   }
 
-  o << "<h2>Versions</h2>\n";
+  o << "<h2 id=\"versions\">Versions</h2>\n";
   std::map<std::string, std::map<std::string, std::set<std::string>>> vals;
   for (const auto& f : r.facts) vals[f.name][f.host].insert(f.value);
   bool any = false;
@@ -390,7 +454,7 @@ std::string render_html(const Report& r) {
   vt << "</table>\n";
   o << (any ? vt.str() : std::string("<p>No version facts in the bundle.</p>\n"));
 
-  o << "<h2>Missing or truncated evidence</h2>\n<ul>";
+  o << "<h2 id=\"missing\">Missing or truncated evidence</h2>\n<ul>";
   bool issue = false;
   for (const auto& i : r.issues) {
     issue = true;
@@ -408,12 +472,24 @@ std::string render_html(const Report& r) {
           << "</code>: " << html(x.substr(11)) << "</li>";
       }
   if (!issue) o << "<li>None recorded.</li>";
-  o << "</ul>\n<h2>Ingest warnings</h2>\n<ul>";
+  o << "</ul>\n<h2 id=\"warnings\">Ingest warnings</h2>\n<ul>";
   if (r.warnings.empty()) o << "<li>None.</li>";
   for (const auto& w : r.warnings)
     o << "<li><code>" << html(w.file.empty() ? "(bundle)" : w.file)
       << "</code>: " << html(w.message) << "</li>";
-  o << "</ul>\n</body>\n</html>\n";
+  o << "</ul>\n";
+  if (!r.suppressed.empty()) {  // docs/suppress.md
+    o << "<h2 id=\"suppressed\">Suppressed</h2>\n<p>" << html(suppressed_text(r)) << "</p>\n<ul>";
+    for (const auto& x : r.suppressed) {
+      o << "<li>" << html(x.reason) << " (" << (x.demote ? "demote" : "drop") << ", <code>"
+        << html(r.suppress_file + ":" + std::to_string(x.line)) << "</code>): " << x.findings
+        << " findings, " << x.lines << " lines";
+      for (const auto& d : x.demoted) o << "<br>demoted: " << html(d);
+      o << "</li>";
+    }
+    o << "</ul>\n";
+  }
+  o << "</body>\n</html>\n";
   return o.str();
 }
 

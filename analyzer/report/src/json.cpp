@@ -1,4 +1,5 @@
 // JSON report, exactly the ARCHITECTURE.md contract (schema_version 1); fields are only added.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "render.hpp"
@@ -151,6 +152,25 @@ std::string render_json(const Report& r) {
                     {"examples", std::move(ex)}});
     }
     j["unrecognised_errors"] = std::move(u);
+  }
+  if (!r.suppress_file.empty() || r.min_severity_rank) {  // docs/suppress.md
+    static const char* names[] = {"debug", "info", "notice", "warning", "error", "critical"};
+    J e = J::array();
+    for (const auto& x : r.suppressed)
+      e.push_back(J{{"reason", x.reason},
+                    {"action", x.demote ? "demote" : "drop"},
+                    {"line", x.line},
+                    {"findings", x.findings},
+                    {"lines", x.lines},
+                    {"demoted", x.demoted}});
+    j["suppressed"] =
+        J{{"file", r.suppress_file.empty() ? J(nullptr) : J(r.suppress_file)},
+          {"min_severity",
+           r.min_severity_rank ? J(names[std::clamp(*r.min_severity_rank, 0, 5)]) : J(nullptr)},
+          {"total", suppressed_total(r)},
+          {"below_min_severity",
+           J{{"evidence_lines", r.below_min_lines}, {"fault_events", r.below_min_faults}}},
+          {"entries", std::move(e)}};
   }
   j["issues"] = J::array();  // added: truncated / cut / misunderstood members
   for (const auto& i : r.issues)

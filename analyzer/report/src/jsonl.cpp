@@ -30,6 +30,7 @@ std::string render_jsonl(const std::vector<ExportEvent>& events, size_t* untimed
     x["kind"] = e.kind;
     x["bundle"] = e.bundle;
     x["ord"] = e.ord;
+    x["level"] = e.level.empty() ? J(nullptr) : J(e.level);
     // the text is terminal_safe (valid UTF-8, no control character): "replace" never fires
     out += x.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '\n';

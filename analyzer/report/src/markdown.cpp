@@ -15,6 +15,19 @@
 namespace faultline::report::detail {
 
 namespace {
+
+// "Looked for, not found" notes printed per unexplained symptom (the rest: json `missing`)
+constexpr size_t kLookedShown = 3;
+
+// A note cut inside a code span: the span is closed before the "…" (else its backtick would
+// be escaped and the rest of the code read as prose).
+std::string closed_spans(std::string s) {
+  if (std::count(s.begin(), s.end(), '`') % 2 == 0) return s;
+  const std::string ell = "…";
+  const bool cut = s.size() >= ell.size() && s.compare(s.size() - ell.size(), ell.size(), ell) == 0;
+  s.insert(cut ? s.size() - ell.size() : s.size(), "`");
+  return s;
+}
 size_t longest_backtick_run(std::string_view s) {
   size_t run = 0, best = 0;
   for (char c : s) {
@@ -312,6 +325,8 @@ std::string render_md(const Report& r) {
     o << "| knowledge base | " << cell(r.kb->name, 60) << " "
       << code(cell(r.kb->file, 400, Esc::none)) << " (" << r.kb->codes << " codes, "
       << cell(r.kb->how, 40) << ") |\n";
+  if (const auto sup = suppressed_text(r); !sup.empty())  // docs/suppress.md
+    o << "| suppressed | " << cell(sup, 600) << " |\n";
   o << "\n";
 
   // fault events: each shown once, under the first diagnosis that cites it (root causes first),
@@ -395,6 +410,21 @@ std::string render_md(const Report& r) {
       << md_prose(f.summary) << "\n\n";
     if (all.size() > 1) o << "Evidence of " << code(f.host) << ":\n\n";
     evidence(o, f, fo);
+    // an unexplained symptom: what the causes that could explain it needed and did not find
+    // (issue 33 item 3), one compact line; every note is in the json report
+    if (f.explained_by.empty()) {
+      std::vector<std::string> looked;
+      for (const auto& x : f.missing)
+        if (x.rfind("uncertain: ", 0) != 0) looked.push_back(x);
+      if (!looked.empty()) {
+        o << "**Looked for, not found:** ";
+        for (size_t i = 0; i < looked.size() && i < kLookedShown; ++i)
+          o << (i ? "; " : "") << md_prose(closed_spans(cut_line(looked[i], 200)));
+        if (looked.size() > kLookedShown)
+          o << "; and " << looked.size() - kLookedShown << " more (json: `missing`)";
+        o << "\n\n";
+      }
+    }
     cited_table(all);
   }
   if (m == 0) o << "None observed.\n\n";
@@ -406,8 +436,19 @@ std::string render_md(const Report& r) {
     if (!placed.count(f)) rest.push_back(f);
   const auto groups = fault_groups(rest);
   for (const auto& g : groups) fo.fault_merged += g.members.size() - 1;
-  std::vector<FaultGroup> errors, warnings;
-  for (const auto& g : groups) (g.error ? errors : warnings).push_back(g);
+  // sections for the error-level fault events that cause; those that are a symptom of another
+  // fault (a consequence: torch_npu's "acl api failed" after a device fault) and warnings are
+  // compact tables (issue 35 item 2)
+  std::vector<FaultGroup> errors, consequences, warnings;
+  for (const auto& g : groups) {
+    const FindingR& f0 = *g.members.front();
+    if (!g.error)
+      warnings.push_back(g);
+    else if (f0.fault && f0.fault->role == "symptom")
+      consequences.push_back(g);
+    else
+      errors.push_back(g);
+  }
   if (!groups.empty()) {
     o << "## Fault events\n\n"
       << "Known faults seen in the logs that no diagnosis above cites (one per host and code, "
@@ -465,6 +506,11 @@ std::string render_md(const Report& r) {
       o << "- [ ] " << cell(k.pack, 60) << " " << code(cell(k.code, 200, Esc::none)) << ": "
         << cell(k.suggestion, 4000) << "\n";
     if (!d.suggestion.empty() || !d.kb.empty()) o << "\n";
+  }
+  if (!consequences.empty()) {
+    o << "### Consequences (" << consequences.size() << " fault event"
+      << (consequences.size() == 1 ? "" : "s") << ": symptoms of another fault)\n\n";
+    fault_table(o, consequences);
   }
   if (!warnings.empty()) {
     o << "### Warnings (" << warnings.size() << " fault event" << (warnings.size() == 1 ? "" : "s")
@@ -628,6 +674,19 @@ std::string render_md(const Report& r) {
   if (r.warnings.empty()) o << "None.\n";
   for (const auto& w : r.warnings)
     o << "- " << code(w.file.empty() ? "(bundle)" : w.file) << ": " << cell(w.message, 500) << "\n";
+  if (!r.suppressed.empty()) {  // docs/suppress.md
+    o << "\n## Suppressed\n\n" << md_text(suppressed_text(r)) << ".\n\n";
+    for (const auto& x : r.suppressed) {
+      o << "- " << cell(x.reason, 300) << " (" << (x.demote ? "demote" : "drop") << ", "
+        << code(r.suppress_file + ":" + std::to_string(x.line)) << "): " << x.findings << " finding"
+        << (x.findings == 1 ? "" : "s") << ", " << x.lines << " line" << (x.lines == 1 ? "" : "s")
+        << "\n";
+      for (size_t i = 0; i < x.demoted.size() && i < 5; ++i)
+        o << "  - demoted: " << cell(x.demoted[i], 300) << "\n";
+      if (x.demoted.size() > 5) o << "  - and " << x.demoted.size() - 5 << " more demoted\n";
+    }
+    o << "\nWithout `--suppress` / `--min-severity`, `faultline report --db DB` shows all of it.\n";
+  }
   if (fo.lines > fo.entries || fo.faults_under > 0 || fo.fault_merged > 0 ||
       fo.templates_left > 0 || fo.timeline_left > 0) {
     o << "\n## What this report folded\n\n";

@@ -78,7 +78,6 @@ void load_header(sqlite3* db, int64_t bundle_id, Report& r) {
   }
 }
 
-namespace {
 // Hosts whose host-local zone nothing in the bundle states or fits (clocks.method "assumed"):
 // their year-inferred host-local times (syslog, journal short) are of unknown zone too.
 std::set<std::string> zoneless_hosts(sqlite3* db, int64_t bundle_id) {
@@ -90,7 +89,6 @@ std::set<std::string> zoneless_hosts(sqlite3* db, int64_t bundle_id) {
   while (st.step()) out.insert(st.str(0));
   return out;
 }
-}  // namespace
 
 void load_timeline(sqlite3* db, int64_t bundle_id, Report& r) {
   const auto zoneless = zoneless_hosts(db, bundle_id);
@@ -122,6 +120,73 @@ void load_timeline(sqlite3* db, int64_t bundle_id, Report& r) {
   }
 }
 
+void load_error_events(sqlite3* db, int64_t bundle_id, Report& r) {
+  const auto zoneless = zoneless_hosts(db, bundle_id);
+  std::set<std::pair<std::string, int64_t>> in_timeline;
+  {
+    Stmt lv(db,
+            "SELECT e.severity FROM events e JOIN members m ON m.id = e.member_id WHERE "
+            "e.bundle_id = ? AND m.path = ? AND e.line = ? ORDER BY e.id LIMIT 1");
+    for (auto& t : r.timeline) {
+      if (t.file.empty()) continue;
+      in_timeline.insert({t.file, t.line});
+      lv.bind(1, bundle_id).text(2, t.file).bind(3, t.line);
+      if (lv.step()) t.level = lv.str(0);
+      lv.reset();
+    }
+  }
+  int ord = 0;
+  for (const auto& t : r.timeline) ord = std::max(ord, t.ord);
+  Stmt st(db,
+          "SELECT e.time_ns, e.time_quality, e.host, m.path, e.line, e.text, COALESCE((SELECT "
+          "h.signature FROM hits h WHERE h.event_id = e.id ORDER BY h.id LIMIT 1), ''), "
+          "e.severity, m.kind FROM events e JOIN members m ON m.id = e.member_id WHERE "
+          "e.bundle_id = ? AND e.sev_rank >= 4 ORDER BY e.time_ns IS NULL, e.time_ns, m.path, "
+          "e.line, e.id");
+  st.bind(1, bundle_id);
+  while (st.step()) {
+    TimelineR t;
+    t.file = st.str(3);
+    t.line = st.i64(4);
+    if (in_timeline.count({t.file, t.line})) continue;
+    t.time_ns = st.opt(0);
+    t.quality = st.str(1);
+    t.host = st.str(2);
+    t.text = st.str(5);
+    t.signature = st.str(6);
+    t.level = st.str(7);
+    t.kind = st.str(8);
+    t.role = "event";
+    t.ord = ++ord;
+    t.nozone = t.quality == "year_inferred" && zoneless.count(t.host) > 0;
+    r.timeline.push_back(std::move(t));
+  }
+}
+
+// docs/report.md "Completeness": a diagnosis whose premises include a line of a file that was cut
+// (at a size limit, or damaged) may have missed what the file logged later: its confidence is
+// lowered by a fifth and it says which file was cut where. The database keeps the correlator's
+// confidence; every report shows this one.
+void lower_cut_premises(Report& r) {
+  std::map<std::string, int64_t> cut;  // path -> lines read
+  for (const auto& i : r.issues)
+    if (i.truncated) cut[i.path] = i.lines;
+  if (cut.empty()) return;
+  for (auto& f : r.findings) {
+    if (f.kind == "fault") continue;  // a fault line seen is seen; diagnoses conclude from lines
+    std::set<std::string> files;
+    for (const auto& e : f.evidence)
+      if (cut.count(e.file)) files.insert(e.file);
+    if (files.empty()) continue;
+    f.confidence = static_cast<double>(static_cast<int64_t>(f.confidence * 0.8 * 100 + 0.5)) / 100;
+    for (const auto& p : files)
+      f.missing.push_back("uncertain: a premise comes from " + p + ", cut at line " +
+                          std::to_string(cut[p]) +
+                          ": what it logged after that line is missing (confidence lowered by a "
+                          "fifth)");
+  }
+}
+
 Report load(sqlite3* db, int64_t bundle_id) {
   Report r;
   load_header(db, bundle_id, r);
@@ -133,10 +198,12 @@ Report load(sqlite3* db, int64_t bundle_id) {
     st.bind(1, bundle_id);
     // the time quality of an evidence line: that of its event; members looked up once per path
     Stmt qm(db, "SELECT id FROM members WHERE bundle_id = ? AND path = ? ORDER BY id LIMIT 1");
-    Stmt qe(db, "SELECT time_quality FROM events WHERE member_id = ? AND line = ? LIMIT 1");
+    Stmt qe(db,
+            "SELECT time_quality, sev_rank FROM events WHERE member_id = ? AND line = ? LIMIT 1");
     const auto zoneless = zoneless_hosts(db, bundle_id);
     std::map<std::string, int64_t> member_ids;
-    auto quality_of = [&](const EvidenceR& ev) -> std::string {
+    // also the line's level (EvidenceR::sev_rank, for --min-severity)
+    auto quality_of = [&](EvidenceR& ev) -> std::string {
       auto it = member_ids.find(ev.file);
       if (it == member_ids.end()) {
         qm.bind(1, bundle_id);
@@ -146,7 +213,11 @@ Report load(sqlite3* db, int64_t bundle_id) {
       }
       if (it->second < 0) return {};
       qe.bind(1, it->second).bind(2, ev.line);
-      std::string out = qe.step() ? qe.str(0) : std::string();
+      std::string out;
+      if (qe.step()) {
+        out = qe.str(0);
+        ev.sev_rank = static_cast<int>(qe.i64(1));
+      }
       qe.reset();
       return out;
     };
@@ -221,8 +292,10 @@ Report load(sqlite3* db, int64_t bundle_id) {
         f.evidence.push_back({e.str(0), e.str(3), e.str(4), e.str(5), e.i64(1), e.opt(2), ""});
       // the time quality of each evidence line: that of its event (docs/clock.md)
       for (auto& ev : f.evidence) {
-        if (!ev.time_ns || ev.file.empty()) continue;
-        ev.quality = quality_of(ev);
+        if (ev.file.empty()) continue;
+        std::string q = quality_of(ev);  // also sets the line's level
+        if (!ev.time_ns) continue;
+        ev.quality = std::move(q);
         ev.nozone = ev.quality == "year_inferred" && zoneless.count(f.host) > 0;
         if (f.first_time_ns && *ev.time_ns == *f.first_time_ns && f.first_quality.empty())
           f.first_quality = ev.shown_quality();
@@ -298,6 +371,8 @@ Report load(sqlite3* db, int64_t bundle_id) {
     }
   }
   r.unknown = unrecognised_errors(db, bundle_id);
+  lower_cut_premises(r);
+  apply_filter(r);  // docs/suppress.md: only when a filter is active
   return r;
 }
 

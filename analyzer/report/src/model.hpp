@@ -67,6 +67,7 @@ struct EvidenceR {
   std::optional<int64_t> time_ns;
   std::string quality;  // time_quality of the event the line is (docs/clock.md); "" = not found
   bool nozone = false;  // a year-inferred host-local time of a host whose zone is assumed
+  int sev_rank = -1;    // level of the event the line is (0 debug .. 5 critical); -1: a fact
   // the quality times are rendered by: "assumed_utc" when the zone is unknown (shared.hpp)
   std::string shown_quality() const { return nozone ? "assumed_utc" : quality; }
 };
@@ -114,6 +115,7 @@ struct FindingR {
 struct TimelineR {
   std::optional<int64_t> time_ns;
   std::string quality, host, file, kind, text, signature, finding, role;
+  std::string level;  // severity of the line's event ("" when none: a derived row); export only
   int64_t line = 0;
   int ord = 0;
   bool nozone = false;  // as EvidenceR::nozone
@@ -145,6 +147,15 @@ struct Unclassified {
   std::string quality;             // its time_quality
 };
 
+// What a suppression file entry left out of this report (docs/suppress.md).
+struct SuppressedR {
+  std::string reason;
+  bool demote = false;
+  int line = 0;  // of the entry in the file
+  int64_t findings = 0, lines = 0;
+  std::vector<std::string> demoted;  // "host: title (id)" of demoted findings
+};
+
 struct Report {
   int64_t bundle_id = 0;
   std::string path, name, sha256, status;
@@ -163,6 +174,11 @@ struct Report {
   std::vector<Unclassified> unclassified;  // by signature
   std::optional<KbR> kb;                   // none: no knowledge base was used
   std::vector<UnknownTemplate> unknown;    // unrecognised errors (report.hpp)
+  // analyst controls (docs/suppress.md): set by apply_filter when a filter is active
+  std::string suppress_file;
+  std::optional<int> min_severity_rank;
+  std::vector<SuppressedR> suppressed;
+  int64_t below_min_lines = 0, below_min_faults = 0;
 };
 
 // Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.
@@ -171,6 +187,9 @@ void load_header(sqlite3* db, int64_t bundle_id, Report& r);
 Report load(sqlite3* db, int64_t bundle_id);
 // The timeline rows of a bundle, in `ord` order (part of load; alone for the timeline export).
 void load_timeline(sqlite3* db, int64_t bundle_id, Report& r);
+// For the timeline export (docs/timeline-export.md): each row's level, and every error-and-above
+// event the timeline does not hold, appended in time order (untimed last) with role "event".
+void load_error_events(sqlite3* db, int64_t bundle_id, Report& r);
 
 // Text helpers shared by the renderers.
 std::string fmt_time(const std::optional<int64_t>& ns);  // ISO-8601 UTC, "" when unknown

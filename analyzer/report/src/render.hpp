@@ -32,7 +32,7 @@ struct ExportEvent {
   std::optional<int64_t> timestamp_us;  // microseconds since the epoch; none: no usable time
   std::string datetime;                 // ISO 8601 with "+00:00", "" without a usable time
   std::string timestamp_desc, message, host, file, signature, finding, role, time_quality, kind,
-      bundle;
+      bundle, level;
   int64_t line = 0;
   int ord = 0;
 };

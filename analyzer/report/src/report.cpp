@@ -123,23 +123,43 @@ std::string render_fleet_raw(sqlite3* db, const std::vector<int64_t>& bundle_ids
 
 }  // namespace
 
-std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes) {
+std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes,
+                          const Filter* filter) {
+  const detail::ScopedFilter scope(filter);
   if (timeline_format(f)) return render_timeline(db, {bundle_id}, f, notes);
   return text::terminal_safe(render_bundle_raw(db, bundle_id, f));
 }
 
 std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f,
-                         RenderNotes* notes) {
+                         RenderNotes* notes, const Filter* filter) {
+  const detail::ScopedFilter scope(filter);
   if (timeline_format(f)) return render_timeline(db, bundle_ids, f, notes);
   return text::terminal_safe(render_fleet_raw(db, bundle_ids, f));
 }
 
-std::string render_bundle_summary(sqlite3* db, int64_t bundle_id) {
+std::string render_bundle_summary(sqlite3* db, int64_t bundle_id, const Filter* filter) {
+  const detail::ScopedFilter scope(filter);
   const detail::Report r = detail::load(db, bundle_id);
   const bool job =
       correlate::job_bundle(db, bundle_id) && correlate::load_fleet(db, {bundle_id}).has_value();
   return text::terminal_safe(
       detail::render_summary_md(r, job ? detail::fleet_verdict(db, {bundle_id}) : std::string()));
+}
+
+std::optional<std::string> worst_severity(sqlite3* db, const std::vector<int64_t>& bundle_ids,
+                                          const Filter* filter) {
+  const detail::ScopedFilter scope(filter);
+  std::optional<std::string> worst;
+  int best = -1;
+  for (const auto id : bundle_ids) {
+    const detail::Report r = detail::load(db, id);
+    for (const auto& f : r.findings)
+      if (const auto k = severity_rank(f.severity); k && *k > best) {
+        best = *k;
+        worst = f.severity;
+      }
+  }
+  return worst;
 }
 
 std::string incomplete_load(sqlite3* db, int64_t bundle_id) {
@@ -152,7 +172,9 @@ std::string nothing_recognised(sqlite3* db, int64_t bundle_id) {
   return detail::nothing_recognised(r);
 }
 
-std::string render_fleet_summary(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
+std::string render_fleet_summary(sqlite3* db, const std::vector<int64_t>& bundle_ids,
+                                 const Filter* filter) {
+  const detail::ScopedFilter scope(filter);
   return text::terminal_safe(detail::render_fleet_summary_md(db, bundle_ids));
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,32 @@ std::string fleet_verdict(sqlite3* db, const std::vector<int64_t>& bundle_ids);
 std::string render_fleet_summary_md(sqlite3* db, const std::vector<int64_t>& bundle_ids);
 // Bound a text to the summary limits (cuts whole lines, says so).
 std::string bound_summary(std::string s);
+
+// Hosts of a bundle whose host-local zone nothing states or fits (model.cpp): their
+// year-inferred host-local times are of unknown zone too.
+std::set<std::string> zoneless_hosts(sqlite3* db, int64_t bundle_id);
+
+// ---- suppress.cpp ---------------------------------------------------------------------------
+// The filter of the rendering in progress on this thread (set by the public render functions):
+// detail::load and the fleet's light load apply it to what they read (docs/suppress.md).
+class ScopedFilter {
+ public:
+  explicit ScopedFilter(const Filter* f);
+  ~ScopedFilter();
+  ScopedFilter(const ScopedFilter&) = delete;
+  ScopedFilter& operator=(const ScopedFilter&) = delete;
+
+ private:
+  const Filter* prev_;
+};
+const Filter* active_filter();
+// Drops or demotes what the active filter's entries match and what is below its minimum
+// severity; counts it in r.suppressed / r.below_min_*. No-op without an active filter.
+void apply_filter(Report& r);
+int64_t suppressed_total(const Report& r);
+// "suppressed: N (F findings, L lines) by FILE; below --min-severity error: ..." or "" when no
+// filter was active.
+std::string suppressed_text(const Report& r);
 
 // The completeness of a load, for verdicts (report.md "Completeness"): "" when complete, else one
 // sentence with the count and the consequence.

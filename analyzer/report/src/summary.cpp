@@ -182,6 +182,8 @@ std::string render_summary_md(const Report& r, const std::string& job_verdict) {
       << (cut ? " (" + std::to_string(cut) + " files with long or not understood lines)" : "")
       << ".\n\n";
   }
+  if (const auto sup = suppressed_text(r); !sup.empty())  // docs/suppress.md
+    o << md_text(cut_line(sup, 400)) << ".\n\n";
 
   if (!steps.empty()) {
     o << "**Next steps:**\n\n";
@@ -216,6 +218,26 @@ std::string render_fleet_summary_md(sqlite3* db, const std::vector<int64_t>& ids
     }
     o << "- " << md_code(cut_line(r.name, 80)) << ": " << md_prose(cut_line(verdict(r), 300))
       << "\n";
+  }
+  if (const Filter* fp = active_filter(); fp != nullptr) {  // docs/suppress.md
+    Report sum;
+    sum.suppress_file = fp->file;
+    sum.min_severity_rank = fp->min_sev_rank;
+    for (const auto id : ids) {
+      try {
+        const Report r = load(db, id);
+        sum.below_min_lines += r.below_min_lines;
+        sum.below_min_faults += r.below_min_faults;
+        for (size_t i = 0; i < r.suppressed.size(); ++i) {
+          if (sum.suppressed.size() <= i) sum.suppressed.push_back({});
+          sum.suppressed[i].findings += r.suppressed[i].findings;
+          sum.suppressed[i].lines += r.suppressed[i].lines;
+        }
+      } catch (const std::exception&) {
+        continue;  // named above
+      }
+    }
+    o << "\n" << md_text(cut_line(suppressed_text(sum), 400)) << ".\n";
   }
   o << "\nFull report: `faultline report --db DB` (or `fleet` without `--summary`).\n";
   return bound_summary(o.str());

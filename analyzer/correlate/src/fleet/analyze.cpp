@@ -16,6 +16,16 @@ namespace faultline::correlate {
 
 namespace {
 
+// A time in a summary sentence (docs/report.md "Times"): UTC with its quality, or the wall time
+// of a host whose zone nothing states, never with "Z".
+std::string honest_time(int64_t ns, const std::string& quality, bool say_quality = true) {
+  std::string t = format_utc(ns);
+  if (quality != "assumed_utc") return say_quality ? t + " (" + quality + ")" : t;
+  if (!t.empty() && t.back() == 'Z') t.pop_back();
+  if (t.size() > 10 && t[10] == 'T') t[10] = ' ';
+  return t + " local (zone unknown)";
+}
+
 // ascend-fd's root-cluster decision code for the same decision (docs/fleet.md, table "ascend-fd
 // decision codes"); none for faultline's own rules.
 std::optional<int64_t> vendor_code(const fleet::Candidate& k) {
@@ -221,16 +231,16 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
       }
     }
     if (k.rule == "earliest-fault") who = k.host;
-    ff.summary =
-        k.no_single_root
-            ? "No single root: " + k.reason + "."
-            : who + (k.culprits.size() > 1 ? " failed together" : " failed first") +
-                  (ff.time_ns ? " at " + format_utc(*ff.time_ns) + " (" + ff.quality + ")" : "") +
-                  ", by " + k.rule + ".";
+    ff.summary = k.no_single_root
+                     ? "No single root: " + k.reason + "."
+                     : who + (k.culprits.size() > 1 ? " failed together" : " failed first") +
+                           (ff.time_ns ? " at " + honest_time(*ff.time_ns, ff.quality) : "") +
+                           ", by " + k.rule + ".";
     if (k.rule == "earliest-fault" && !r.faults.empty()) {
       // the fault event itself is the answer: name it, not "failed first"
       ff.summary = k.host + ": " + k.text.substr(k.text.find("; ") + 2) +
-                   (ff.time_ns ? ", first at " + format_utc(*ff.time_ns) : "") + ".";
+                   (ff.time_ns ? ", first at " + honest_time(*ff.time_ns, ff.quality, false) : "") +
+                   ".";
     }
     if (k.own)
       ff.summary += " Its own first fault: " + k.own->main_sig() + " (" + k.own->file + ":" +

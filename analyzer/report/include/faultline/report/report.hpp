@@ -26,14 +26,41 @@ struct RenderNotes {
   size_t untimed_skipped = 0;
 };
 
-std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes = nullptr);
+// Analyst controls (docs/suppress.md): a suppression file's entries and --min-severity, applied
+// when a report is rendered (the database keeps everything).
+struct SuppressEntry {
+  std::string reason;
+  bool demote = false;                                // action: demote (default drop)
+  std::vector<std::string> signature, finding, host;  // globs (* and ?); empty: any
+  std::string message;                                // glob over a line's text or its template
+  std::optional<int64_t> from_ns, to_ns;              // time range, ends included
+  int line = 0;                                       // of the entry in its file
+};
+struct Filter {
+  std::string file;  // as given (named in the report)
+  std::vector<SuppressEntry> entries;
+  std::optional<int> min_sev_rank;  // --min-severity: 0 debug .. 5 critical
+  bool empty() const;
+};
+// Reads and checks a suppression file; throws std::invalid_argument("FILE:LINE: what").
+Filter load_suppress_file(const std::string& path);
+Filter parse_suppress(const std::string& text, const std::string& file);
+// "debug" .. "critical" -> 0 .. 5
+std::optional<int> severity_rank(std::string_view s);
+
+std::string render_bundle(sqlite3* db, int64_t bundle_id, Format f, RenderNotes* notes = nullptr,
+                          const Filter* filter = nullptr);
 std::string render_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids, Format f,
-                         RenderNotes* notes = nullptr);
+                         RenderNotes* notes = nullptr, const Filter* filter = nullptr);
+// The highest severity among the findings a report with this filter shows ("" none): --fail-on.
+std::optional<std::string> worst_severity(sqlite3* db, const std::vector<int64_t>& bundle_ids,
+                                          const Filter* filter);
 // The ticket view (`--summary`, docs/report.md "Summary"): markdown of at most 60 lines and
 // 6,000 characters whose verdict is the full report's (a job's bundle: the fleet's first failure
 // first). Also the `summary` field of the json report.
-std::string render_bundle_summary(sqlite3* db, int64_t bundle_id);
-std::string render_fleet_summary(sqlite3* db, const std::vector<int64_t>& bundle_ids);
+std::string render_bundle_summary(sqlite3* db, int64_t bundle_id, const Filter* filter = nullptr);
+std::string render_fleet_summary(sqlite3* db, const std::vector<int64_t>& bundle_ids,
+                                 const Filter* filter = nullptr);
 // Completeness of a bundle's load (docs/report.md "Completeness"): "" when nothing was lost, else
 // the sentence that opens its verdict (`--fail-on incomplete`).
 std::string incomplete_load(sqlite3* db, int64_t bundle_id);
