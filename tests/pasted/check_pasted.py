@@ -8,8 +8,10 @@ one-file bundle `paste.txt` (what a support engineer does with a pasted log), an
 id must be among the findings. Cases under "quiet" are healthy command outputs that must raise
 no root cause and no fault event.
 
-  tests/pasted/check_pasted.py BINARY
-Prints 'N passed, M failed' as its last line; exit status 1 on any failure.
+  tests/pasted/check_pasted.py BINARY [CASES.json]
+Prints 'N passed, M failed' as its last line; exit status 1 on any failure. CASES.json (default
+cases.json beside this script) may name another file of the same format, e.g. heldout.json: pastes
+set aside unread while rules were written, scored to measure how the rules generalise.
 """
 import json
 import os
@@ -20,7 +22,8 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                          os.path.join(here, "..", "..", "build", "faultline"))
-doc = json.load(open(os.path.join(here, "cases.json"), encoding="utf-8"))
+cases_file = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "cases.json")
+doc = json.load(open(cases_file, encoding="utf-8"))
 env = dict(os.environ, FAULTLINE_KB="none")
 
 

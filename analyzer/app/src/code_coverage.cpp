@@ -84,6 +84,46 @@ std::vector<std::string> templates(const std::string& family) {
             "Operator build failed, see the error above ({N})",
             "[ERROR] GE(2326,python3):2025-05-08-09:56:20.779.486 [op.cc:12] build failed [{N}]",
             "ATC run failed, error code: {N}"};
+  if (family == "ge")
+    return {
+        "[ERROR] GE(45311,python):2024-05-24-21:17:48.149.129 [graph_prepare.cc:1769]45311 "
+        "FormatAndShapeProcess: ErrorNo: {N}(Prepare Graph infershape failed) "
+        "[COMP][PRE_OPT][Call][InferShapeForPreprocess] failed",
+        "[ERROR] GE(946748,main):2025-05-19-15:59:07.739.753 [host_cpu_engine.cc:288]947062 "
+        "LoadLib: ErrorNo: {N}() [INIT][DEFAULT][Invoke][DlOpen] failed.",
+        "        build graph failed, graph id:0, ret:{N}[FUNC:BuildModelWithGraphId]"
+        "[FILE:ge_generator.cc][LINE:1622]",
+        "[ERROR] GE comm_channel.cc:533         TransferSync: ErrorNo: {N} TransferSync failed."};
+  if (family == "hixl")
+    return {
+        "E20260106 06:43:02.966156  5793 ascend_direct_transport.cpp:820] Failed to connect to "
+        "target: 172.17.0.16:25482, status: {N}",
+        "E20260608 14:45:44.404292 342420 ascend_direct_transport.cpp:836] Transfer slice "
+        "failed with status: {N}",
+        "E20260608 14:45:44.404398 342420 ascend_direct_transport.cpp:1138] Failed to "
+        "disconnect to: 10.24:20033, status: {N}",
+        "[ERROR] GE(893240,):2026-08-11-07:03:46.027.141 [channel.cc:314]904211 operator(): "
+        "ErrorNo: {N}() [GE][MODULE]Failed to invoke HcclBatchGet,"};
+  if (family == "mooncake")
+    return {
+        "(Worker_TP0 pid=3401) ERROR 03-28 09:06:16 [mooncake_backend.py:85] Failed to put "
+        "key ['qwen3@pcp0@dc0@tp0@a1b2'],res:[{N}]",
+        "(Worker_TP0 pid=3401) ERROR 03-28 09:06:16 [mooncake_backend.py:99] Failed to get "
+        "key ['qwen3@pcp0@dc0@tp0@a1b2'], res: {N}",
+        "[Bug][P/D] Intermittent mooncake KV get returns error_code {N} under load",
+        "E0328 09:06:16.412760 112112 client_service.cpp:1181] Mooncake store put failed, "
+        "error code: {N}"};
+  if (family == "mindie")
+    return {
+        "[2025-12-15 15:19:22.681+08:00] [38] [452] [server] [ERROR] [http_server.cpp:163] : "
+        "[{N}] [endpoint] Failed to listen 172.17.0.3:40032",
+        "[2025-06-30 20:36:02.906+08:00] [8771] [8775] [server] [ERROR] "
+        "[llm_infer_engine.cpp:230] : {N}[llm_backend] get model instance cache block nums "
+        "failed.",
+        "[2024-11-05 12:00:00.123456] [11] [1] [MS] [1] [ERROR] : [{N}] [HttpServer] Http "
+        "server on timeout",
+        "[2025-07-18 16:08:07.105+08:00] [1] [1] [server] [ERROR] [llm_daemon.cpp:218] : [{N}] "
+        "[daemon] Failed to set process group. errno is 2"};
   if (family == "event")
     return {"fault event: event_id: [{N}], device 3, raised", "npu fault code={N} on chip 0",
             "alarm id: {N} asserted", "device 0 error code is {N}", "dms event id: {N} reported"};
@@ -135,7 +175,10 @@ std::vector<CodeCoverage> code_coverage(const std::vector<RuleFile>& files,
           for (const auto& [k, v] : caps)
             if (k == f.code_capture) code = v;
           if (!f.lookup.empty()) {
-            const auto entry = book.lookup(f.lookup, code);
+            auto entry = book.lookup(f.lookup, code);
+            for (const auto& [k, v] : caps)  // a fixed code made of a capture: the capture
+              if (!entry && f.code.find("{" + k + "}") != std::string::npos)
+                entry = book.lookup(f.lookup, v);
             ok = ok || (entry && entry->family == e.family && entry->code == e.code);
           } else {
             ok = ok || correlate::canonical_code(fam.kind, code) == e.code;

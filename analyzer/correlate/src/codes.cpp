@@ -193,6 +193,7 @@ CodeBook load_codes(const std::vector<RuleFile>& files) {
           e.cause = str(n, "cause");
           e.suggestion = field(n, "suggestion");
           e.source = field(n, "source");
+          e.signature = str(n, "signature");
           const std::string what = "code " + (e.code.empty() ? e.name : e.code);
           if (e.code.empty() && e.name.empty()) err(line_of(n), "an entry needs `code` or `name`");
           if (e.title.empty() || e.cause.empty() || e.suggestion.empty())

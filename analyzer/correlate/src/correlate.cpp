@@ -619,8 +619,32 @@ constexpr int64_t kMaxCodesPerHost = 32;  // distinct codes of one fault on one 
 // restart_cond: restart_condition() of the bundle's marks (lines of an earlier run are no evidence)
 // codes: the code tables of the rule set; diags: where a finding of a code table entry keeps its
 // own title and severity (the signature's `d` otherwise)
+// Draft b joins draft a (one fault event of one host): counts, evidence in time order (capped),
+// the earliest time.
+void merge_draft(Draft& a, Draft& b) {
+  a.fault->count += b.fault->count;
+  if (a.fault->table.empty()) {  // the table that named the code, from whichever draft had it
+    a.fault->table = b.fault->table;
+    a.fault->name = b.fault->name;
+  }
+  for (auto& e : b.evidence) a.evidence.push_back(std::move(e));
+  std::stable_sort(a.evidence.begin(), a.evidence.end(), [](const Evidence& x, const Evidence& y) {
+    if (x.time_ns.has_value() != y.time_ns.has_value()) return x.time_ns.has_value();
+    if (x.time_ns && *x.time_ns != *y.time_ns) return *x.time_ns < *y.time_ns;
+    return x.event_id < y.event_id;
+  });
+  if (static_cast<int64_t>(a.evidence.size()) > kFaultEvidence)
+    a.evidence.resize(static_cast<size_t>(kFaultEvidence));
+  if (b.earliest && (!a.earliest || *b.earliest < *a.earliest)) a.earliest = b.earliest;
+  const int64_t n = a.fault->count;
+  a.summary = a.fault->cause + " Seen " + std::to_string(n) + " time" + (n == 1 ? "" : "s") +
+              " on " + a.host + ".";
+}
+
+// by_sig: the active fault signatures by id (a code table entry may name the code's own one)
 void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def,
                   const Diagnosis* d, const std::string& restart_cond, const CodeBook& codes,
+                  const std::map<std::string, const FaultDef*>& by_sig,
                   std::deque<Diagnosis>& diags, std::vector<Draft>& out) {
   const std::string only = yield_condition(def) + restart_cond;
   const size_t first = out.size();
@@ -752,9 +776,44 @@ void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def
       // the code tables name the code (docs/codes.md): for a `generic: code` matcher a code
       // neither in a table nor in a family's range is no fault; a specific or generic family
       // signature keeps its own texts then
-      const auto entry = codes.lookup(def.lookup, m.code);
+      auto entry = codes.lookup(def.lookup, m.code);
+      // a fixed code made of a capture (`AISW_MindIE_ERRCODE_Common_{code}`): the tables know
+      // the capture, the code as the line printed it
+      for (size_t at = def.code.find('{'); !entry && at != std::string::npos;
+           at = def.code.find('{', at + 1)) {
+        const size_t e = def.code.find('}', at);
+        if (e == std::string::npos) break;
+        const std::string name = def.code.substr(at + 1, e - at - 1);
+        if (caps.is_object() && caps.contains(name) && caps[name].is_string())
+          entry = codes.lookup(def.lookup, caps[name].get<std::string>());
+      }
       if (!entry && def.code_matcher) continue;
-      if (entry) {
+      // one code, one finding (docs/codes.md): a code matcher or a family catch-all that finds
+      // a code whose table entry names the code's own signature (507015 -> acl.error_507015) in
+      // a wording that signature does not read reports it under that signature's finding
+      const auto own_sig = entry && !entry->signature.empty() && (def.code_matcher || def.generic)
+                               ? by_sig.find(entry->signature)
+                               : by_sig.end();
+      if (own_sig != by_sig.end() && own_sig->second != &def) {
+        const FaultDef& sp = *own_sig->second;
+        m.def = &sp;
+        m.code = entry->code;
+        m.cls = sp.cls;
+        m.component = sp.component;
+        m.role = sp.role;
+        m.table = entry->family;
+        m.name = entry->name;
+        m.cause = fill_captures(sp.cause, caps);
+        m.suggestion = fill_captures(sp.suggestion, caps);
+        Diagnosis promoted;
+        promoted.id = "fault." + sp.signature;
+        promoted.kind = "fault";
+        promoted.severity = diag_severity(sp.severity);
+        promoted.title = sp.title;
+        promoted.remediation = {m.suggestion};
+        diags.push_back(std::move(promoted));
+        f.d = &diags.back();
+      } else if (entry) {
         // a family signature keeps the code as the line printed it (0x80cb8002); the code
         // matcher's findings carry the table's canonical code
         if (def.code_matcher) m.code = entry->code;
@@ -792,23 +851,7 @@ void fault_drafts(detail::StmtCache& sql, int64_t bundle_id, const FaultDef& def
         ++j;
         continue;
       }
-      Draft& a = out[i];
-      Draft& b = out[j];
-      a.fault->count += b.fault->count;
-      for (auto& e : b.evidence) a.evidence.push_back(std::move(e));
-      std::stable_sort(a.evidence.begin(), a.evidence.end(),
-                       [](const Evidence& x, const Evidence& y) {
-                         if (x.time_ns.has_value() != y.time_ns.has_value())
-                           return x.time_ns.has_value();
-                         if (x.time_ns && *x.time_ns != *y.time_ns) return *x.time_ns < *y.time_ns;
-                         return x.event_id < y.event_id;
-                       });
-      if (static_cast<int64_t>(a.evidence.size()) > kFaultEvidence)
-        a.evidence.resize(static_cast<size_t>(kFaultEvidence));
-      if (b.earliest && (!a.earliest || *b.earliest < *a.earliest)) a.earliest = b.earliest;
-      const int64_t n = a.fault->count;
-      a.summary = a.fault->cause + " Seen " + std::to_string(n) + " time" + (n == 1 ? "" : "s") +
-                  " on " + a.host + ".";
+      merge_draft(out[i], out[j]);
       out.erase(out.begin() + static_cast<std::ptrdiff_t>(j));
     }
 }
@@ -1036,6 +1079,9 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
     // its statements are finalised at the end of this block: none stays open on the tables
     // written or dropped below
     detail::StmtCache fault_sql(db);
+    std::map<std::string, const FaultDef*> by_sig;
+    for (const auto& def : faults)
+      if (def.kb.empty()) by_sig.emplace(def.signature, &def);
     for (const auto& def : faults) {
       if (hit_sigs.count(def.signature) == 0) continue;
       Diagnosis d;
@@ -1046,8 +1092,21 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
       d.remediation = {def.suggestion};
       fault_rules.push_back(std::move(d));
       const Diagnosis* base = &fault_rules.back();
-      fault_drafts(fault_sql, bundle_id, def, base, restart_cond, book.codes, fault_rules, fdrafts);
+      fault_drafts(fault_sql, bundle_id, def, base, restart_cond, book.codes, by_sig, fault_rules,
+                   fdrafts);
     }
+    // a code reported under its own signature's finding by a code matcher or a family catch-all
+    // and by that signature itself is one fault event of the host
+    for (size_t i = 0; i < fdrafts.size(); ++i)
+      for (size_t j = i + 1; j < fdrafts.size();) {
+        if (fdrafts[j].host != fdrafts[i].host || fdrafts[j].d->id != fdrafts[i].d->id ||
+            fdrafts[j].fault->code != fdrafts[i].fault->code) {
+          ++j;
+          continue;
+        }
+        merge_draft(fdrafts[i], fdrafts[j]);
+        fdrafts.erase(fdrafts.begin() + static_cast<std::ptrdiff_t>(j));
+      }
   }
   merge_kb_faults(db, bundle_id, fdrafts);
   {
@@ -1170,6 +1229,12 @@ std::vector<std::string> lint(const std::vector<RuleFile>& rules,
         out.push_back(d.file + ":" + std::to_string(r.line) + ": " + d.id +
                       ": unknown signature id '" + r.id + "'");
   }
+  // a code table entry's own signature (docs/codes.md "One code, one finding") must exist
+  for (const auto& f : book.codes.families)
+    for (const auto& e : f.codes)
+      if (!e.signature.empty() && known.count(e.signature) == 0)
+        out.push_back(f.file + ": " + f.name + ": code " + e.code + ": unknown signature id '" +
+                      e.signature + "'");
   return out;
 }
 

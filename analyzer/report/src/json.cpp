@@ -85,6 +85,9 @@ std::string render_json(const Report& r) {
                      {"causes", d.causes},
                      {"caused_by", d.caused_by},
                      {"diagnosed_by", d.diagnosed_by}};
+      // the code table that named the code and the code's name (docs/codes.md), when one did
+      if (!d.table.empty()) x["fault"]["table"] = d.table;
+      if (!d.name.empty()) x["fault"]["name"] = d.name;
       // knowledge-base additions (docs/faults.md), only when a KB pack is involved
       if (!d.pack.empty()) x["fault"]["pack"] = d.pack;
       if (!d.native.empty()) x["fault"]["native"] = d.native;

@@ -264,6 +264,8 @@ Report load(sqlite3* db, int64_t bundle_id) {
           x.caused_by = v("caused_by");
           x.diagnosed_by = v("diagnosed_by");
           x.pack = s("pack");
+          x.table = s("table");
+          x.name = s("name");
           x.native = v("native");
           if (j.contains("kb") && j["kb"].is_array())
             for (const auto& k : j["kb"]) {

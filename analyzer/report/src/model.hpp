@@ -92,6 +92,7 @@ struct FaultR {  // kind "fault" findings only (docs/faults.md)
   int64_t count = 0;
   std::vector<std::string> causes, caused_by, diagnosed_by;
   std::string pack;                 // knowledge-base pack of an imported code ("ascend-fd"), or ""
+  std::string table, name;          // code table that named the code and its symbolic name, or ""
   std::vector<KbCodeR> kb;          // native fault: KB codes on its lines
   std::vector<std::string> native;  // KB fault: native faults sharing some of its lines
 };

@@ -27,6 +27,10 @@ struct CodeEntry {
   std::string role = "cause";
   std::string severity = "error";
   std::string title, cause, suggestion, source;
+  // the fault signature that is this code's own (acl.error_507015 for 507015): a family catch-all
+  // or a code matcher that finds the code in another wording reports it under that signature's
+  // finding (docs/codes.md "One code, one finding"); empty when the code has none
+  std::string signature;
   bool known = true;  // false: in the family's range, not in its table
 };
 
