@@ -663,7 +663,11 @@ class ShapeParser final : public Parser {
             objs.push_back({std::move(v), r.line});
           }
           for (const auto& [var, fname] : s.fields)
-            if (fname == field) objs[it->second].vars[var] = r.value;
+            if (fname == field) {
+              objs[it->second].vars[var] = r.value;
+              // the object is stated where its first required field is (`"Source": …`)
+              if (!s.require.empty() && var == s.require.front()) objs[it->second].line = r.line;
+            }
         }
         for (auto& o : objs) {
           bool ok = true;
