@@ -8,6 +8,8 @@
 
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
+#include "faultline/core/text.hpp"
+#include "faultline/parse/composite.hpp"
 #include "faultline/parse/fact_shapes.hpp"
 #include "test_outputs_util.hpp"
 
@@ -187,4 +189,37 @@ TEST_CASE("fact shapes: hostile documents stay bounded", "[parse][shapes][robust
   CHECK(r.facts.empty());
   r = run("ps_list", std::string(200000, 'x') + " 1 2 3\n", "ps.txt");
   CHECK(r.facts.empty());
+}
+
+namespace {
+class Facts final : public parse::Sink {
+ public:
+  void event(const Event&) override {}
+  void fact(const Fact& f) override { facts.push_back(f); }
+  std::vector<Fact> facts;
+};
+}  // namespace
+
+TEST_CASE("fact shapes: a docker run typed in a pasted session states its binds",
+          "[parse][shapes][composite]") {
+  parse::CompositeParser p(cls(), "case/session.txt");
+  Facts sink;
+  const std::string text =
+      "[root@ai-train-07 ~]# docker run -it --rm -v /data/ascend/ascend-toolkit:/usr/local/Ascend/"
+      "ascend-toolkit -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro mindie:2.0 bash -l\n"
+      "-bash: /usr/local/Ascend/ascend-toolkit/set_env.sh: No such file or directory\n"
+      "[root@ai-train-07 ~]# uname -r\n5.15.0-91-generic\n";
+  uint32_t n = 0;
+  for (auto l : text::split(text, '\n')) p.line(l, parse::LineCtx{++n, 0}, sink);
+  p.finish(sink);
+  bool shadow = false, driver = false;
+  for (const auto& f : sink.facts) {
+    if (f.name == "mount./usr/local/Ascend/ascend-toolkit" &&
+        f.value.rfind("root=/data/ascend/ascend-toolkit source=bind fstype=bind opts=rw", 0) == 0)
+      shadow = f.line == 1;
+    if (f.name == "mount./usr/local/Ascend/driver" && f.value.find("opts=ro") != std::string::npos)
+      driver = true;
+  }
+  CHECK(shadow);
+  CHECK(driver);
 }

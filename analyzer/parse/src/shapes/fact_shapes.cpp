@@ -564,8 +564,10 @@ class ShapeParser final : public Parser {
     for (size_t i : idx_) {
       const Shape& sh = t_.shapes[i];
       if (sh.mode != Mode::line || skip_.count(i)) continue;
-      Vars v = vars_for(i);
+      // match first: most lines of a big member match no shape, and build nothing
+      Vars v;
       if (!sh.rx->match(s, &v)) continue;
+      for (auto& [k, x] : vars_for(i)) v.emplace(k, x);  // groups win over built-ins
       if (!sh.each) {
         emit(sh, v, line, sink);
         continue;
