@@ -17,6 +17,7 @@
 #include "faultline/core/text.hpp"
 #include "faultline/correlate/compare.hpp"
 #include "faultline/correlate/correlate.hpp"
+#include "faultline/parse/fact_shapes.hpp"
 #include "faultline/report/report.hpp"
 #include "faultline/store/store.hpp"
 #include "faultline/tag/tag.hpp"
@@ -430,7 +431,9 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
     const auto rep = tag::run_examples(rules.signatures, *engine);
     say(rep.text);
     // diagnoses: their own checks (known signatures, templates, compat tables)
-    const auto dprob = correlate::lint(rules.correlate_files(), sig_ids);
+    auto dprob = correlate::lint(rules.correlate_files(), sig_ids);
+    // fact shapes (rules/facts): each shape's examples through that shape alone
+    for (auto& p : parse::check_fact_shapes(rules.files)) dprob.push_back(std::move(p));
     for (const auto& p : dprob) say(p + "\n");
     say(std::to_string(rep.checked - rep.failures) + " passed, " +
         std::to_string(rep.failures + static_cast<int>(dprob.size())) + " failed\n");
@@ -448,6 +451,10 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
     }
     for (const auto& p : correlate::lint_compare(rules_under(rules.files, "compare/"))) {
       say("error: " + p + "\n");  // rules/compare (docs/compare.md)
+      ++errors;
+    }
+    for (const auto& p : parse::check_fact_shapes(rules.files)) {
+      say("error: " + p + "\n");  // rules/facts (docs/facts.md "Fact shapes")
       ++errors;
     }
     say(std::to_string(rules.signatures.signatures.size()) + " signatures, " +

@@ -141,6 +141,15 @@ const std::vector<Named> kFlagSources = {
                cmdline_args(bad) + " 2>&1 | tee logs/debug.log\n",
            ""};
      }},
+    {"ps-ef",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "ps_-ef.txt"] = {
+           "UID          PID    PPID  C STIME TTY          TIME CMD\n"
+           "root       61342   61301 99 21:14 pts/0    00:12:03 /usr/bin/python3 -u "
+           "tools/train.py --cfg configs/r50.yaml " +
+               cmdline_args(bad) + "\n",
+           ""};
+     }},
     {"train-log-command-echo",
      [](Files& f, const std::string& p, bool bad) {
        f[p + "console/train_launch.log"] = {
@@ -159,6 +168,13 @@ const std::vector<Named> kEffectiveSources = {
            "device='npu:0', batch_size=1, amp=True, pin_memory=True, epochs=1)\n"
            "2026-02-26 21:15:02,611 INFO [trainer.py:188] epoch 0 iter 20/118287 loss 23.4485 lr "
            "1.0e-05\n",
+           ""};
+     }},
+    {"args-json",
+     [](Files& f, const std::string& p, bool /*bad*/) {
+       f[p + "output/r50_amp_off/args.json"] = {
+           "{\n  \"cfg\": \"configs/r50.yaml\",\n  \"device\": \"npu:0\",\n  \"amp\": true,\n"
+           "  \"pin_memory\": true,\n  \"epochs\": 1\n}\n",
            ""};
      }},
     {"dict",
@@ -402,6 +418,205 @@ const std::vector<Named> kDeletedSources = {
      }},
 };
 
+// ------------------------------------------------------------------ cann.env_path_missing
+// (issue 33 round 2: the environment of the process in every form a host keeps it; the fact
+// shapes of rules/facts read the image, runtime, ConfigMap, env-file and ps forms)
+std::string cann_dir(bool bad) {
+  return std::string("/usr/local/Ascend/cann-") + (bad ? "8.5.1" : "8.5.0");
+}
+const std::vector<Named> kEnvSources = {
+    {"printenv",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "printenv.txt"] = {"HOME=/root\nASCEND_HOME_PATH=" + cann_dir(bad) + "\n", ""};
+     }},
+    {"proc-environ-nul",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "proc/19334/environ"] = {
+           "PATH=/usr/local/bin:/usr/bin\0LD_LIBRARY_PATH="s + cann_dir(bad) +
+               "/lib64:/usr/local/Ascend/driver/lib64/driver\0HOME=/root\0"s,
+           ""};
+     }},
+    {"systemd-unit",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "etc/systemd/system/mindie.service"] = {
+           "[Unit]\nDescription=MindIE Server\n\n[Service]\nEnvironment=\"ASCEND_HOME_PATH=" +
+               cann_dir(bad) +
+               "\"\nExecStart=/usr/local/Ascend/mindie/latest/mindie-service/bin/"
+               "mindieservice_daemon\n",
+           ""};
+     }},
+    {"dockerfile-env",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "image/Dockerfile"] = {
+           "FROM swr.cn-south-1.myhuaweicloud.com/ascendhub/ascend-pytorch:24.0.0-A2\n"
+           "ENV ASCEND_TOOLKIT_HOME=" +
+               cann_dir(bad) + " \\\n    ASCEND_OPP_PATH=" + cann_dir(bad) +
+               "/opp\nWORKDIR /workspace\n",
+           ""};
+     }},
+    {"dockerfile-env-legacy",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "image/Dockerfile.910b"] = {
+           "FROM ascendhub/ascend-pytorch:24.0.0-A2\nENV ASCEND_HOME_PATH " + cann_dir(bad) + "\n",
+           ""};
+     }},
+    {"docker-inspect",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "docker_inspect_mindie.json"] = {
+           "[\n    {\n        \"Id\": "
+           "\"6d1ad3e1c2f4b7a3c0e9d5f8a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e\",\n"
+           "        \"Name\": \"/mindie-svc\",\n        \"Config\": {\n"
+           "            \"Env\": [\n"
+           "                \"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin\",\n"
+           "                \"ASCEND_HOME_PATH=" +
+               cann_dir(bad) + "\"\n            ]\n        }\n    }\n]\n",
+           ""};
+     }},
+    {"crictl-inspect",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "crictl_inspect_4f2a.json"] = {
+           "{\n  \"status\": {\n    \"id\": \"4f2a9c1d\",\n    \"metadata\": {\n      "
+           "\"attempt\": 0,\n      \"name\": \"mindie\"\n    }\n  },\n  \"info\": {\n    "
+           "\"config\": {\n      \"envs\": [\n        {\n          \"key\": "
+           "\"ASCEND_HOME_PATH\",\n          \"value\": \"" +
+               cann_dir(bad) + "\"\n        }\n      ]\n    }\n  }\n}\n",
+           ""};
+     }},
+    {"configmap-envfrom",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "k8s/configmap-ascend-env.yaml"] = {
+           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ascend-env\n  namespace: "
+           "mindie\ndata:\n  ASCEND_HOME_PATH: " +
+               cann_dir(bad) + "\n  ASCEND_RT_VISIBLE_DEVICES: \"0,1,2,3\"\n",
+           ""};
+     }},
+    {"environment-file",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "etc/default/mindie"] = {
+           "# MindIE service environment (EnvironmentFile=)\n"
+           "ASCEND_HOME_PATH=\"" +
+               cann_dir(bad) + "\"\n",
+           ""};
+     }},
+    {"script-source",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "run_mindie.sh"] = {
+           "#!/bin/bash\nsource " + cann_dir(bad) + "/set_env.sh\nmindieservice_daemon\n", ""};
+     }},
+    {"ps-auxe",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "ps_auxe.txt"] = {
+           "USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+           "root       19334 98.7  3.1 41234568 8271236 ?   Sl   21:14  61:02 "
+           "/usr/local/Ascend/mindie/latest/mindie-service/bin/mindieservice_daemon "
+           "HOME=/root ASCEND_HOME_PATH=" +
+               cann_dir(bad) + "\n",
+           ""};
+     }},
+};
+// what is installed: the version file of the install, or a listing of /usr/local/Ascend
+const std::vector<Named> kInstalledSources = {
+    {"version.cfg",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "usr/local/Ascend/cann-8.5.0/version.cfg"] = {
+           "# version: 1.0\nruntime_running_version=[8.5.0.1.2:8.5.0]\n"
+           "compiler_running_version=[8.5.0.1.2:8.5.0]\n",
+           ""};
+     }},
+    {"ls-l-ascend",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "ls_ascend.txt"] = {
+           "[root@mindie-01 ~]# ls -l /usr/local/Ascend\ntotal 16\n"
+           "drwxr-xr-x 9 root root 4096 Nov 18 15:31 cann-8.5.0\n"
+           "drwxr-xr-x 6 root root 4096 Nov 18 15:02 driver\n"
+           "drwxr-xr-x 3 root root 4096 Nov 18 15:02 firmware\n"
+           "drwxr-xr-x 4 root root 4096 Nov 18 15:40 mindie\n",
+           ""};
+     }},
+};
+
+// ------------------------------------------------------------------ svm.address_space_limit
+const std::vector<Named> kLimitSources = {
+    {"ulimit-a",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "ulimit_-a.txt"] = {std::string("core file size              (blocks, -c) 0\n"
+                                             "max locked memory           (kbytes, -l) 8192\n"
+                                             "open files                          (-n) 1024\n"
+                                             "virtual memory              (kbytes, -v) ") +
+                                     (bad ? "67108864" : "unlimited") + "\n",
+                                 ""};
+     }},
+    {"proc-limits",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "proc/160233/limits"] = {
+           std::string("Limit                     Soft Limit           Hard Limit           Units "
+                       "    \n"
+                       "Max open files            1048576              1048576              files  "
+                       "   \n"
+                       "Max address space         ") +
+               (bad ? "68719476736          68719476736          bytes"
+                    : "unlimited            unlimited            bytes") +
+               "     \n",
+           ""};
+     }},
+    {"slurm-ulimit",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "train.sbatch"] = {std::string("#!/bin/bash\n#SBATCH --job-name=r50\n#SBATCH "
+                                            "--nodes=1\nulimit -v ") +
+                                    (bad ? "67108864" : "unlimited") +
+                                    "\nsrun python3 -u tools/train.py --cfg configs/r50.yaml\n",
+                                ""};
+     }},
+    {"systemd-limitas",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "etc/systemd/system/train.service"] = {
+           std::string("[Service]\nExecStart=/usr/bin/python3 -u /opt/train/train.py\nLimitAS=") +
+               (bad ? "64G" : "infinity") + "\n",
+           ""};
+     }},
+};
+const std::vector<Named> kSvmFailureSources = {
+    {"kernel-log",
+     [](Files& f, const std::string& p, bool) {
+       f[p + "host_log/dmesg.log"] = {
+           "[ 3412.220871] [ascend] [devmm] [devmm_svm_mmap 1187] <python3:160233,160233> Svm map "
+           "va not in range. (vm_start=0x7f2a40000000; vm_end=0x7f2b40000000; vm_pgoff=0x0; "
+           "vm_flags=0x400fb)\n",
+           ""};
+     }},
+};
+
+// ------------------------------------------------------------------ device.heartbeat_lost
+// seen from the device only (msnpureport / npu_log_collect device logs, the black box)
+const std::vector<Named> kDeviceSideSources = {
+    {"device-syslog-panic",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "device_log/message/dev-os-3/messages"] = {
+           std::string("May  8 17:48:43 (none) kern.info kernel: [50047.252730][    C0] [bbox] "
+                       "[device-3] blackbox receive [TS] exception at 1746697723.659997, exception "
+                       "id is [0xb4060006], status: atomic[1], irqs disabled[0], irq[0].\n") +
+               (bad ? "May  8 17:49:02 (none) kern.emerg kernel: [50066.112233][    C1] Kernel "
+                      "panic - not syncing: Fatal exception in interrupt\n"
+                    : "May  8 17:49:02 (none) kern.info kernel: [50066.112233][ T3255] [ascend] "
+                      "[hdcdrv] session closed\n"),
+           ""};
+     }},
+    {"black-box-vmcore",
+     [](Files& f, const std::string& p, bool bad) {
+       f[p + "msnpureport/2025-05-08-17-50-01/hisi_logs/device-3/history.log"] = {
+           "[2025-05-08-17:49:02.118224] system exception code [0xB4060006]: ModuleName [TS], "
+           "ExceptionReason [TS_EXCEPTION], TimeStamp [20250508174902-118224000].\n",
+           ""};
+       if (bad)
+         f[p +
+           "msnpureport/2025-05-08-17-50-01/hisi_logs/device-3/20250508174902-118224000/bin/"
+           "vmcore"] = {
+             "\x7f"
+             "ELF\x02\x01\x01",
+             ""};
+     }},
+};
+
 }  // namespace
 
 TEST_CASE("family: config.bool_flag_misparsed over flag sources x config dumps x layouts",
@@ -440,4 +655,38 @@ TEST_CASE("family: process.deleted_libraries over maps, lsof and map_files x lay
           "[premises][family]") {
   family("process.deleted_libraries", {kDeletedSources}, {"extra/", "node-a/extra/"},
          {"process.deleted_libraries"});
+}
+
+TEST_CASE("family: cann.env_path_missing over environment sources x installed sets x layouts",
+          "[premises][family]") {
+  family("cann.env_path_missing", {kEnvSources, kInstalledSources}, {"", "node07/collect/"},
+         {"cann.env_path_missing"});
+}
+
+TEST_CASE("family: svm.address_space_limit over limit sources x layouts", "[premises][family]") {
+  family("svm.address_space_limit", {kLimitSources, kSvmFailureSources}, {"", "node02/"},
+         {"svm.address_space_limit"});
+}
+
+TEST_CASE("family: device.heartbeat_lost from device-side records x layouts",
+          "[premises][family]") {
+  family("device.heartbeat_lost", {kDeviceSideSources}, {"", "node05/npu_log_collect/"},
+         {"device.heartbeat_lost"});
+}
+
+// Sources that disagree: the process's own limit wins over the shell's (svm), and the report
+// names the source the premise was read from.
+TEST_CASE("premises: the process's own address-space limit wins over the shell's",
+          "[premises][family]") {
+  Files files;
+  kLimitSources[0].add(files, "", true);   // the shell: ulimit -v 64 GiB
+  kLimitSources[1].add(files, "", false);  // the process: unlimited
+  kSvmFailureSources[0].add(files, "", true);
+  CHECK(!has(analyse(files), "svm.address_space_limit"));
+  Files unit;
+  kLimitSources[3].add(unit, "", true);  // LimitAS=64G only
+  kSvmFailureSources[0].add(unit, "", true);
+  const auto rc = analyse(unit);
+  REQUIRE(!rc.empty());
+  CHECK(rc.front() == "svm.address_space_limit");
 }

@@ -319,7 +319,12 @@ bool Evaluator::pred_ok(const std::vector<Predicate>& ps, const HitRow& h, const
   for (const auto& p : ps) {
     std::optional<std::string> subj;
     auto it = h.captures.find(p.name);
-    if (it != h.captures.end()) subj = it->second;
+    if (it != h.captures.end())
+      subj = it->second;
+    else if (p.name == "_kind")  // the member kind the line was read in (device_os_log, ...)
+      subj = h.kind;
+    else if (p.name == "_member")
+      subj = h.member;
     if (!test(p, subj, env)) return false;
   }
   return true;

@@ -288,6 +288,21 @@ void CompositeParser::decide(parse::Sink& sink) {
       start = end;
     }
   }
+  // `docker run -v …` / `singularity exec --bind …` typed at a prompt: the command itself states
+  // the container's binds, whatever its output is (the fact shapes of the pseudo-kind
+  // `container_run`, rules/facts/container.yaml)
+  {
+    const auto tw0 = text::split_ws(title);
+    size_t k = 0;
+    while (k < tw0.size() && (tw0[k] == "sudo" || tw0[k] == "nohup")) ++k;
+    if (k < tw0.size() && (tw0[k] == "docker" || tw0[k] == "podman" || tw0[k] == "nerdctl" ||
+                           tw0[k] == "singularity" || tw0[k] == "apptainer")) {
+      if (auto run = parse::make_parser("container_run", p)) {
+        run->line("$ " + title, title_ctx_, sink);
+        run->finish(sink);
+      }
+    }
+  }
   // the running kernel, remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
   const auto tw = text::split_ws(title_);
   if (tw.size() == 2 && tw[0] == "uname" && (tw[1] == "-r" || tw[1] == "-a")) {

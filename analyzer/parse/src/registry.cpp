@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "faultline/parse/fact_shapes.hpp"
 #include "faultline/parse/parser.hpp"
 #include "faultline/parse/registry_detail.hpp"
 #include "outputs/loader.hpp"
@@ -41,19 +42,24 @@ bool loader_errors_in(std::string_view kind) {
   return false;
 }
 
+// The kind's C++ parser (if any) with the kind's fact shapes (rules/facts) beside it.
 std::unique_ptr<Parser> make_parser(std::string_view kind, std::string_view path) {
+  std::unique_ptr<Parser> p;
   for (const auto& e : table())
     if (e.kind == kind) {
-      auto p = e.make(path);
-      return loader_errors_in(kind) ? outputs::with_loader_errors(std::move(p)) : std::move(p);
+      p = e.make(path);
+      if (loader_errors_in(kind)) p = outputs::with_loader_errors(std::move(p));
+      break;
     }
-  return nullptr;
+  return with_fact_shapes(kind, path, std::move(p));
 }
 
 std::vector<std::string> parser_kinds() {
   std::vector<std::string> out;
   for (const auto& e : table()) out.push_back(e.kind);
+  for (auto& k : fact_shape_kinds()) out.push_back(std::move(k));
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -15,27 +15,19 @@ namespace faultline::tag {
 
 const std::vector<std::string_view>& known_kinds() {
   static const std::vector<std::string_view> kinds = {
-      "plog",          "device_app_log",   "device_os_log",
-      "device_fw_log", "device_event_log", "device_syslog",
-      "slogd_log",     "bbox_history",     "host_kernel_log",
-      "dmesg",         "dmesg_t",          "journal",
-      "syslog",        "install_log",      "operation_log",
-      "npu_smi_info",  "npu_smi_kv",       "version_info",
-      "dpkg_list",     "rpm_list",         "pip_list",
-      "proc_maps",     "proc_cmdline",     "environ",
-      "mountinfo",     "modinfo",          "modprobe",
-      "lsmod",         "ls_listing",       "uname",
-      "uptime",        "proc_stat",        "date",
-      "timedatectl",   "ulimit",           "sysctl",
-      "lspci",         "train_log",        "probe_output",
-      "manifest",      "readlink",         "proc_limits",
-      "timezone",      "hostname",         "text",
-      "binary",        "mindx_dl_log",     "volcano_log",
-      "mindie_log",    "mindio_log",       "amct_log",
-      "lcne_log",      "hccn_link_stat",   "composite",
-      "boot_record",   "launch_spec",      "ldd",
-      "modules_dep",   "sys_module",       "lsof",
-      "dkms_status"};
+      "plog", "device_app_log", "device_os_log", "device_fw_log", "device_event_log",
+      "device_syslog", "slogd_log", "bbox_history", "host_kernel_log", "dmesg", "dmesg_t",
+      "journal", "syslog", "install_log", "operation_log", "npu_smi_info", "npu_smi_kv",
+      "version_info", "dpkg_list", "rpm_list", "pip_list", "proc_maps", "proc_cmdline", "environ",
+      "mountinfo", "modinfo", "modprobe", "lsmod", "ls_listing", "uname", "uptime", "proc_stat",
+      "date", "timedatectl", "ulimit", "sysctl", "lspci", "train_log", "probe_output", "manifest",
+      "readlink", "proc_limits", "timezone", "hostname", "text", "binary", "mindx_dl_log",
+      "volcano_log", "mindie_log", "mindio_log", "amct_log", "lcne_log", "hccn_link_stat",
+      "composite", "boot_record", "launch_spec", "ldd", "modules_dep", "sys_module", "lsof",
+      "dkms_status",
+      // kinds read by fact shapes (rules/facts, docs/facts.md "Fact shapes")
+      "dockerfile", "container_inspect", "ps_list", "dpkg_status", "pip_dist_info",
+      "version_banner", "stat", "autofs_map", "env_file", "device_vmcore", "config_dump"};
   return kinds;
 }
 
