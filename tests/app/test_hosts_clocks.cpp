@@ -427,3 +427,38 @@ TEST_CASE(
           std::vector<std::string>{"gpu-a1", "gpu-b7"});
   }
 }
+
+TEST_CASE("history: error lines before the last boot are no fault events of the incident",
+          "[clock][history]") {
+  test::TempDir dir("faultline-history");
+  // a node's plog of a run on May 8 09:56 (host-local, CST by timedatectl), the node rebooted on
+  // May 9 (/proc/stat btime, UTC) and ran quietly since
+  Files f = node_folder("n07", "a2-n07", "Asia/Shanghai (CST, +0800)");
+  f["n07/process_log/run/plog/plog-155320_20250508095618000.log"] = {
+      "[ERROR] RUNTIME(155320,python3):2025-05-08-09:56:18.522.534 [stars_engine.cc:1553]155320 "
+      "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2, task_id=1, "
+      "sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0"};
+  // 2025-05-09 02:00:00 UTC
+  f["n07/extra/proc_stat.txt"] = {
+      "btime " + std::to_string(faultline::civil_to_ns(2025, 5, 9, 2, 0, 0, 0) / 1'000'000'000)};
+  SECTION("before the boot: history") {
+    const fs::path b = dir.path() / "before";
+    write_files(b, f);
+    Analysed a(dir, b, "before");
+    CHECK(a.one("SELECT count(*) FROM findings WHERE kind='fault'") == "0");
+    CHECK(a.one("SELECT count(*) FROM facts WHERE name='run.restart' AND value LIKE "
+                "'%host.last_boot%'") == "1");
+    const std::string w = a.one("SELECT message FROM warnings WHERE message LIKE '[history]%'");
+    CHECK(w.find("a2-n07: 1 error line(s)") != std::string::npos);
+    CHECK(w.find("before its last boot") != std::string::npos);
+  }
+  SECTION("the same lines after the boot: the incident") {
+    f["n07/extra/proc_stat.txt"] = {
+        "btime " + std::to_string(faultline::civil_to_ns(2025, 5, 7, 2, 0, 0, 0) / 1'000'000'000)};
+    const fs::path b = dir.path() / "after";
+    write_files(b, f);
+    Analysed a(dir, b, "after");
+    CHECK(a.one("SELECT count(*) FROM findings WHERE kind='fault'") != "0");
+    CHECK(a.one("SELECT count(*) FROM warnings WHERE message LIKE '[history]%'") == "0");
+  }
+}
