@@ -35,7 +35,7 @@ const std::vector<std::string_view>& known_kinds() {
       "lcne_log",      "hccn_link_stat",   "composite",
       "boot_record",   "launch_spec",      "ldd",
       "modules_dep",   "sys_module",       "lsof",
-      "dkms_status"};
+      "dkms_status",   "shell_history"};
   return kinds;
 }
 
