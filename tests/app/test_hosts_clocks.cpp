@@ -21,6 +21,7 @@
 #include "common/sql.hpp"
 #include "common/temp_dir.hpp"
 #include "faultline/app/app.hpp"
+#include "faultline/core/time.hpp"
 
 using namespace faultline;
 namespace fs = std::filesystem;
@@ -331,5 +332,133 @@ TEST_CASE("boot from syslog kernel uptime prefixes, and reboot_pending's premise
     const std::string summary =
         a.one("SELECT summary FROM findings WHERE finding='driver.reboot_pending'");
     CHECK(summary.find("at 2025-01-20 17:24:41, after the last boot") != std::string::npos);
+  }
+}
+
+TEST_CASE("zones per time range: a zone set after the install leaves the install's zone unknown",
+          "[clock][zones][reboot_pending]") {
+  test::TempDir dir("faultline-zones");
+  // the graded inference node without its syslog kernel lines: the boot is only the UTC driver
+  // load (2025-01-20 10:05:51 UTC); the install log is host-local (17:24:41); timedatectl states
+  // CST at collection
+  Files f = reboot_bundle("Mar  5", "3736536.386231", "3736619.927899");
+  const std::string top = "svc/asys_output_20250305171502113/dfx/log/host/";
+  f.erase(top + "message/syslog");
+  f["svc/extra/timedatectl.txt"] = {"               Local time: Wed 2025-03-05 17:15:02 CST",
+                                    "           Universal time: Wed 2025-03-05 09:15:02 UTC",
+                                    "                 RTC time: Wed 2025-03-05 09:15:02",
+                                    "                Time zone: Asia/Shanghai (CST, +0800)",
+                                    "System clock synchronized: yes",
+                                    "              NTP service: active",
+                                    "          RTC in local TZ: no"};
+  f["svc/extra/npu-smi-info.txt"] = npu_smi("24.1.rc3");
+  SECTION("one zone: the install (09:24:41 UTC) is before the UTC boot, pinned: quiet") {
+    const fs::path b = dir.path() / "one";
+    write_files(b, f);
+    Analysed a(dir, b, "one");
+    CHECK(a.one("SELECT count(*) FROM clocks WHERE clock='host_local_span'") == "0");
+    CHECK(a.one("SELECT time_quality FROM events e JOIN members m ON m.id=e.member_id WHERE "
+                "m.kind='install_log' AND e.text LIKE '%Start time: 2025-01-20 17:24:41%'") ==
+          "local");
+    // the UTC boot is pinned after the install (CST): the driver the modules came from is known
+    CHECK(a.one("SELECT value FROM facts WHERE name='driver.version.at_load'") == "24.1.0");
+    CHECK(a.one("SELECT summary FROM findings WHERE finding='driver.reboot_pending'")
+              .find("shows no driver change after the last boot") != std::string::npos);
+  }
+  SECTION("the zone set on Feb 1 (systemd-timedated): before it the zone is not shown") {
+    f[top + "message/syslog"] = {
+        "Feb  1 09:00:00 infer-a2-0109 systemd-timedated[812]: Changed time zone to "
+        "'Asia/Shanghai' (CST).",
+        "Mar  5 16:40:12 infer-a2-0109 systemd[1]: Started Session 4 of user root."};
+    const fs::path b = dir.path() / "changed";
+    write_files(b, f);
+    Analysed a(dir, b, "changed");
+    CHECK(a.col("SELECT COALESCE(offset_ns, 'null') || ' ' || method FROM clocks WHERE "
+                "clock='host_local_span' ORDER BY id") ==
+          std::vector<std::string>{"null unknown", "-28800000000000 zone-stated"});
+    // the install, written before the change: as printed, not pinned
+    CHECK(a.one("SELECT time_quality FROM events e JOIN members m ON m.id=e.member_id WHERE "
+                "m.kind='install_log' AND e.text LIKE '%Start time: 2025-01-20 17:24:41%'") ==
+          "assumed_utc");
+    // the toolkit upgrade after it: CST
+    CHECK(a.one("SELECT time_quality || ' ' || time_ns FROM events e JOIN members m ON "
+                "m.id=e.member_id WHERE m.kind='install_log' AND e.text LIKE '%Start Time: "
+                "2025-03-05 16:40:12%'") ==
+          "local " + std::to_string(faultline::civil_to_ns(2025, 3, 5, 8, 40, 12, 0)));
+    // the UTC boot no longer contradicts the install (nor dates the driver at load); the verdict
+    // says the order it rests on is not pinned
+    CHECK(a.one("SELECT count(*) FROM facts WHERE name='driver.version.at_load'") == "0");
+    const std::string notes = a.one(
+        "SELECT group_concat(summary || ' ' || missing, ' | ') FROM findings "
+        "WHERE finding='driver.reboot_pending'");
+    CHECK(notes.find("counter-evidence") == std::string::npos);
+    // the install-after-boot order it rests on is said to be unpinned
+    CHECK(notes.find("does not show the zone in force") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "host split: numbered collections of one host (run1/ run2/, collection-1/ "
+    "collection-2/) are one host",
+    "[hosts][split]") {
+  test::TempDir dir("faultline-hosts");
+  SECTION("same hostname file and syslog host field") {
+    const fs::path b = dir.path() / "runs";
+    Files f = merge(node_folder("case/run1", "a2-n07", "Asia/Shanghai (CST, +0800)"),
+                    node_folder("case/run2", "a2-n07", "Asia/Shanghai (CST, +0800)"));
+    f["case/run1/hostname"] = {"a2-n07"};
+    f["case/run2/hostname"] = {"a2-n07"};
+    write_files(b, f);
+    Analysed a(dir, b, "runs");
+    CHECK(a.col("SELECT name FROM hosts") == std::vector<std::string>{"a2-n07"});
+    CHECK(a.one("SELECT count(DISTINCT host) FROM members") == "1");
+    CHECK(a.one("SELECT count(*) FROM clocks WHERE clock='host_local'") == "1");
+  }
+  SECTION("uname -n in each collection; another node beside them stays apart") {
+    const fs::path b = dir.path() / "collections";
+    Files f = merge(node_folder("t/collection-1", "gpu-a1", "Asia/Shanghai (CST, +0800)"),
+                    node_folder("t/collection-2", "gpu-a1", "Asia/Shanghai (CST, +0800)"));
+    f = merge(f, node_folder("t/collection-3", "gpu-b7", "Asia/Shanghai (CST, +0800)"));
+    f["t/collection-1/uname-n.txt"] = {"gpu-a1"};
+    f["t/collection-2/uname-n.txt"] = {"gpu-a1"};
+    write_files(b, f);
+    Analysed a(dir, b, "collections");
+    CHECK(a.col("SELECT name FROM hosts ORDER BY name") ==
+          std::vector<std::string>{"gpu-a1", "gpu-b7"});
+  }
+}
+
+TEST_CASE("history: error lines before the last boot are no fault events of the incident",
+          "[clock][history]") {
+  test::TempDir dir("faultline-history");
+  // a node's plog of a run on May 8 09:56 (host-local, CST by timedatectl), the node rebooted on
+  // May 9 (/proc/stat btime, UTC) and ran quietly since
+  Files f = node_folder("n07", "a2-n07", "Asia/Shanghai (CST, +0800)");
+  f["n07/process_log/run/plog/plog-155320_20250508095618000.log"] = {
+      "[ERROR] RUNTIME(155320,python3):2025-05-08-09:56:18.522.534 [stars_engine.cc:1553]155320 "
+      "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2, task_id=1, "
+      "sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0"};
+  // 2025-05-09 02:00:00 UTC
+  f["n07/extra/proc_stat.txt"] = {
+      "btime " + std::to_string(faultline::civil_to_ns(2025, 5, 9, 2, 0, 0, 0) / 1'000'000'000)};
+  SECTION("before the boot: history") {
+    const fs::path b = dir.path() / "before";
+    write_files(b, f);
+    Analysed a(dir, b, "before");
+    CHECK(a.one("SELECT count(*) FROM findings WHERE kind='fault'") == "0");
+    CHECK(a.one("SELECT count(*) FROM facts WHERE name='run.restart' AND value LIKE "
+                "'%host.last_boot%'") == "1");
+    const std::string w = a.one("SELECT message FROM warnings WHERE message LIKE '[history]%'");
+    CHECK(w.find("a2-n07: 1 error line(s)") != std::string::npos);
+    CHECK(w.find("before its last boot") != std::string::npos);
+  }
+  SECTION("the same lines after the boot: the incident") {
+    f["n07/extra/proc_stat.txt"] = {
+        "btime " + std::to_string(faultline::civil_to_ns(2025, 5, 7, 2, 0, 0, 0) / 1'000'000'000)};
+    const fs::path b = dir.path() / "after";
+    write_files(b, f);
+    Analysed a(dir, b, "after");
+    CHECK(a.one("SELECT count(*) FROM findings WHERE kind='fault'") != "0");
+    CHECK(a.one("SELECT count(*) FROM warnings WHERE message LIKE '[history]%'") == "0");
   }
 }

@@ -859,3 +859,51 @@ TEST_CASE("a failed cross-node correlation is printed, noted in the report and e
   REQUIRE(run(bin + " report --db " + q(dbf) + " --format json > " + q(rep) + " 2>/dev/null") == 0);
   CHECK(slurp(rep) == slurp(out));
 }
+
+TEST_CASE(
+    "clock offsets from per-step collectives: the n-th AllReduce of a communicator is one "
+    "step on every node",
+    "[fleet][clock]") {
+  // three nodes, two ranks each, with HCCL_ENTRY_LOG_ENABLE: the communicator init entry and
+  // then one AllReduce every 31 s (hicann/hccl's Entry-HcclAllReduce record); nodeB runs 95 s
+  // ahead (more than a step: only the index pairs the steps, not the nearest time). No heartbeat,
+  // no opData: nothing else is shared.
+  const fs::path dir = temp_path("steps");
+  Cleanup cl{{dir, temp_path("steps.db")}};
+  const std::string ident = "10.40.2.51%enp189s0f0_60000_0_1763443202733019";
+  const int64_t init = civil_to_ns(2025, 11, 18, 13, 20, 19, 100'000'000);
+  for (const auto& [node, skew] : std::vector<std::pair<std::string, int64_t>>{
+           {"nodeA", 0}, {"nodeB", 95 * kSec}, {"nodeC", 0}}) {
+    for (int r = 0; r < 2; ++r) {
+      const std::string P = std::to_string(41400 + r + (node == "nodeB" ? 100 : 0));
+      const std::string pre = "[INFO] HCCL(" + P + ",python3):";
+      std::vector<std::string> lines = {
+          pre + dash(init + skew + r * 3'000'000) + " [op_base.cc:1292] [" + P +
+          "]Entry-HcclCommInitRootInfoInner:ranks[6], rank[" + std::to_string(r) +
+          "], rootinfo: host ip[10.40.2.51] port[60000] nicDeploy[1] identifier[" + ident +
+          "], deviceLogicId[" + std::to_string(r) + "]"};
+      // a node that died after 4 steps logs fewer: the common prefix is used
+      const int steps = node == "nodeC" ? 4 : 6;
+      for (int s = 0; s < steps; ++s)
+        lines.push_back(pre + dash(init + 30 * kSec + s * 31 * kSec + skew + r * 2'000'000) +
+                        " [op_base.cc:2214] [" + P + "]Entry-HcclAllReduce:tag[AllReduce_" + ident +
+                        "], sendBuf[0x12c01dc62a00], recvBuf[0x12c0678d4e00], count[16777216], "
+                        "dataType[bfp16], op[sum], localRank[" +
+                        std::to_string(r) + "], streamId[7],comm[0xaaab047218bb], deviceLogicId[" +
+                        std::to_string(r) + "]");
+      write(dir / node / "process_log/run/plog" / ("plog-" + P + "_20251118132019000.log"), lines);
+    }
+    write(dir / node / "dmesg",
+          {"[" + ctime_text(init - 600 * kSec + skew) +
+           "] IPv6: ADDRCONF(NETDEV_CHANGE): vethcacd06e: link becomes ready"});
+  }
+  Fleet f(dir, "steps");
+  const json* ob = f.offset("nodeB");
+  REQUIRE(ob != nullptr);
+  CHECK(std::abs((*ob)["offset_s"].get<double>() - 95.0) < 0.5);
+  CHECK((*ob)["method"].get<std::string>().find("collective step") != std::string::npos);
+  CHECK((*ob)["applied"] == true);
+  const json* oc = f.offset("nodeC");
+  REQUIRE(oc != nullptr);
+  CHECK(std::abs((*oc)["offset_s"].get<double>()) < 0.5);
+}

@@ -214,6 +214,20 @@ HostHint host_from_content(std::string_view kind, std::string_view path, std::st
       h.host = std::string(parts[1]);
       h.strength = 90;
       h.source = "uname";
+    } else if (parts.size() == 1 && valid_hostname(parts[0])) {
+      // `uname -n` saved on its own (uname-n.txt, uname_n.log, uname_nodename): the node name
+      const size_t slash = path.rfind('/');
+      const std::string base =
+          text::to_lower(path.substr(slash == std::string_view::npos ? 0 : slash + 1));
+      const size_t u = base.find("uname");
+      const std::string rest = u == std::string::npos ? "" : base.substr(u + 5);
+      const bool n = rest.size() >= 2 && (rest[0] == '-' || rest[0] == '_') && rest[1] == 'n' &&
+                     (rest.size() == 2 || rest[2] == '.' || rest[2] == '_' || rest[2] == '-');
+      if (n || rest.find("nodename") != std::string::npos) {
+        h.host = std::string(parts[0]);
+        h.strength = 90;
+        h.source = "uname";
+      }
     }
   } else if (kind == "syslog" || kind == "journal") {
     // "May  8 02:28:01 ubuntu78 kernel: ..." / "2025-05-08T02:28:01+0800 ubuntu78 kernel: ..."

@@ -350,11 +350,12 @@ void merge_kb_faults(sqlite3* db, int64_t bundle_id, std::vector<Draft>& fd) {
 
 void write_rows(sqlite3* db, int64_t bundle_id, const std::vector<Draft>& drafts,
                 const std::vector<TRow>& timeline, const std::vector<std::string>& skipped) {
-  // What the load's bounds left out goes with the bundle's warnings (the report lists them), as
-  // the correlator's own rows: replaced on each run.
+  // What the load's bounds left out, and the error lines set aside as history (before a host's
+  // last boot), go with the bundle's warnings (the report lists them), as the correlator's own
+  // rows: replaced on each run.
   detail::Stmt del_w(db,
                      "DELETE FROM warnings WHERE bundle_id = ? AND member = '' AND "
-                     "message LIKE '[correlate-limit]%'");
+                     "(message LIKE '[correlate-limit]%' OR message LIKE '[history]%')");
   del_w.bind(1, bundle_id);
   del_w.step();
   detail::Stmt ins_w(db, "INSERT INTO warnings (bundle_id, member, message) VALUES (?, '', ?)");
@@ -1065,7 +1066,10 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
     }
   }
   // restarts: the lines of an earlier run of the job are no fault events of this one
-  const std::vector<detail::Restart> marks = detail::find_restarts(db, bundle_id, restarts);
+  std::vector<detail::Restart> marks = detail::find_restarts(db, bundle_id, restarts);
+  // and the lines before a host's last boot are history, not this incident (issue 32 item 5)
+  for (auto& m : detail::find_boot_marks(db, bundle_id)) marks.push_back(std::move(m));
+  for (auto& n : detail::history_notes(db, bundle_id, marks)) data->skipped.push_back(std::move(n));
   detail::write_restarts(db, bundle_id, marks);
   detail::load_restart_table(db, marks);
   const std::string restart_cond = detail::restart_condition(marks);

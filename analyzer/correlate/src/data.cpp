@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "faultline/core/text.hpp"
 #include "faultline/core/time.hpp"
 #include "sql.hpp"
 
@@ -224,6 +225,27 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
       h.offset_source = "clocks:" + st.str(2);
     }
   }
+  {
+    Stmt st(db,
+            "SELECT host, offset_ns, method, detail FROM clocks WHERE bundle_id = ? AND clock = "
+            "'host_local_span' ORDER BY id");
+    st.bind(1, bundle_id);
+    while (st.step()) {
+      auto it = index.find(st.str(0));
+      if (it == index.end()) continue;
+      clock::ZoneSpan sp;
+      const std::string d = st.str(3);
+      if (d.rfind("from ", 0) == 0 && d.compare(5, 5, "start") != 0) {
+        const size_t e = d.find(';');
+        if (auto v = text::to_int<int64_t>(d.substr(5, e == std::string::npos ? e : e - 5)))
+          sp.from_utc_ns = *v;
+      }
+      if (!st.null(1)) sp.offset_ns = st.i64(1);
+      sp.method = st.str(2);
+      auto& z = data->hosts[it->second].zones.zone_spans;
+      if (z.size() < 64) z.push_back(std::move(sp));
+    }
+  }
   for (auto& h : data->hosts) {
     if (h.local_offset_ns) continue;
     auto it = h.facts.find("host.timezone");
@@ -236,7 +258,19 @@ std::unique_ptr<BundleData> load_bundle(sqlite3* db, int64_t bundle_id,
       }
     }
   }
+  for (auto& h : data->hosts) {
+    h.zones.host_local_offset_ns = h.local_offset_ns.value_or(0);
+    h.zones.host_local_method = h.local_offset_ns ? "zone" : "assumed";
+  }
   return data;
+}
+
+bool rendered_at_collection(std::string_view kind) {
+  return kind == "journal" || kind == "dmesg_t" || kind == "boot_record" || kind == "uptime";
+}
+
+clock::LocalZone HostData::zone_at(int64_t local_naive_ns, std::string_view kind) const {
+  return clock::zone_at(zones, local_naive_ns, rendered_at_collection(kind));
 }
 
 std::string LineSource::line(int64_t member_id, int64_t line) {

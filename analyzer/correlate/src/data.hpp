@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "faultline/parse/clock.hpp"
+
 struct sqlite3;
 
 namespace faultline::correlate::detail {
@@ -33,7 +35,17 @@ struct HostData {
   std::map<std::string, std::vector<const FactRow*>> facts;  // by name, in member/line order
   std::optional<int64_t> local_offset_ns;  // add to a host-local civil time read as UTC
   std::string offset_source;               // clocks:<method>, host.timezone, or "" (assumed)
+  // the zone per time range when it changed within the bundle (clocks rows host_local_span;
+  // docs/clock.md "Zones per time range"); empty: local_offset_ns holds for every time
+  clock::ClockModel zones;
+  // The zone in force when a host-local time (naive ns) was written, or at collection for a
+  // member that prints stored instants (journal, dmesg -T, who, last, uptime -s: `kind`).
+  // offset_ns nullopt: not pinned (assumed, or a range whose zone the bundle does not show).
+  clock::LocalZone zone_at(int64_t local_naive_ns, std::string_view kind = {}) const;
 };
+
+// Kinds whose host-local times are printed at collection, in the zone of the collection.
+bool rendered_at_collection(std::string_view kind);
 
 struct BundleData {
   int64_t bundle_id = 0;

@@ -162,8 +162,9 @@ size_t Evaluator::ev_fact(const FactRow& f) {
   e.time_quality = "unknown";
   if (auto w = fact_time(f)) {
     if (w->local) {
-      e.time_ns = w->ns + host_.local_offset_ns.value_or(0);
-      e.time_quality = host_.local_offset_ns ? "local" : "assumed_utc";
+      const auto z = host_.zone_at(w->ns, f.kind);  // the zone in force when it was written
+      e.time_ns = w->ns + z.offset_ns.value_or(0);
+      e.time_quality = z.offset_ns ? "local" : "assumed_utc";
     } else {
       e.time_ns = w->ns;
       e.time_quality = w->quality;

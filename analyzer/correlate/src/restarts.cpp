@@ -114,7 +114,7 @@ void write_restarts(sqlite3* db, int64_t bundle_id, const std::vector<Restart>& 
         .bind(2, r.host)
         .bind(3, std::string_view(kFact))
         .bind(4, v.dump())
-        .bind(5, r.member_id)
+        .bind(5, r.member_id > 0 ? std::optional<int64_t>(r.member_id) : std::nullopt)
         .bind(6, r.line);
     ins.step();
   }

@@ -34,6 +34,15 @@ struct Restart {
 std::vector<Restart> find_restarts(sqlite3* db, int64_t bundle_id,
                                    const std::vector<RestartDef>& defs);
 
+// History (history.cpp): one mark per host whose clock model states its boot, setting aside the
+// lines of every kind timed before it (they are of an earlier boot), signature
+// `host.last_boot`; the margin is 2 min, 14 h more when the host zone is not pinned.
+std::vector<Restart> find_boot_marks(sqlite3* db, int64_t bundle_id);
+
+// "[history] ..." warnings: per host with a boot mark, the error lines set aside.
+std::vector<std::string> history_notes(sqlite3* db, int64_t bundle_id,
+                                       const std::vector<Restart>& marks);
+
 // Replaces the bundle's `run.restart` facts with `marks`.
 void write_restarts(sqlite3* db, int64_t bundle_id, const std::vector<Restart>& marks);
 

@@ -36,6 +36,22 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
     int rank = 2;        // facts: 0 /proc/stat, 1 uptime, 2 other sources (latest: the one cited)
     bool other = false;  // a fact of a later-listed name (a driver reload beside the boots):
                          // newer than the boots by design, no disagreement among sources
+    clock::LocalZone zone;  // host-local items: the zone in force when written (data.hpp)
+  };
+  // UTC of an item: a host-local one moved by its zone (read as UTC when the zone is not known)
+  auto utc_of = [](const Item& x) { return x.local ? x.ns + x.zone.offset_ns.value_or(0) : x.ns; };
+  // Whether the order of two items is pinned: two host-local times of one zone span (or both of
+  // known zones), a host-local time of known zone against a UTC one, two UTC times; a hit read
+  // with an unknown zone orders only against host-local times of unknown zone.
+  auto pinned = [](const Item& x, const Item& y) {
+    if (x.local && y.local)
+      return x.zone.span == y.zone.span || (x.zone.offset_ns && y.zone.offset_ns);
+    if (x.local || y.local) {
+      const Item& l = x.local ? x : y;
+      const Item& o = x.local ? y : x;
+      return o.assumed ? !l.zone.offset_ns : l.zone.offset_ns.has_value();
+    }
+    return x.assumed == y.assumed;
   };
   auto items = [&](const TimeRef& r) {
     std::vector<Item> v;
@@ -45,8 +61,8 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         if (it == host_.hits.end()) continue;
         for (const auto* h : it->second) {
           if (!h->time_ns || !pred_ok(r.where, *h, env)) continue;
-          v.push_back(
-              {*h->time_ns, false, h->time_quality == "assumed_utc", ev_hit(*h), bind_hit(*h), 2});
+          v.push_back({*h->time_ns, false, h->time_quality == "assumed_utc", ev_hit(*h),
+                       bind_hit(*h), 2, false, clock::LocalZone{}});
         }
       }
     } else if (r.kind == TimeRef::Kind::fact) {
@@ -67,7 +83,8 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         v.push_back({w->ns, w->local, w->quality == "assumed_utc", ev_fact(*rows[i]),
                      bind_fact(*rows[i], stars[i]),
                      rows[i]->kind == "proc_stat" ? 0 : (rows[i]->kind == "uptime" ? 1 : 2),
-                     i >= first_name_rows});
+                     i >= first_name_rows,
+                     w->local ? host_.zone_at(w->ns, rows[i]->kind) : clock::LocalZone{}});
       }
     } else {
       auto it = env.vars.find(r.names.front());
@@ -77,8 +94,10 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
         if (t != f.end()) {
           auto ns = text::to_int<int64_t>(t->second);
           auto l = f.find("_time_local");
+          const bool local = l != f.end() && l->second == "1";
           if (ns)
-            v.push_back({*ns, l != f.end() && l->second == "1", false, SIZE_MAX, it->second, 2});
+            v.push_back({*ns, local, false, SIZE_MAX, it->second, 2, false,
+                         local ? host_.zone_at(*ns) : clock::LocalZone{}});
         }
       }
     }
@@ -93,15 +112,6 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
   // the zone assumed) are never used to overrule it.
   if (n.first.latest && !a.empty()) {
     const auto gap0 = static_cast<int64_t>(n.min_gap_s * 1e9);
-    // host-local: a host-local fact, or a hit resolved with an assumed zone (its UTC is the local
-    // wall read as UTC)
-    auto local_clock = [](const Item& x) { return x.local || x.assumed; };
-    auto pinned = [&](const Item& x, const Item& y) {
-      return local_clock(x) == local_clock(y) || host_.local_offset_ns.has_value();
-    };
-    auto utc_of = [&](const Item& x) {
-      return x.local ? x.ns + host_.local_offset_ns.value_or(0) : x.ns;
-    };
     std::vector<Item> kept;
     for (auto& y : b) {
       const Item* later = nullptr;
@@ -128,9 +138,8 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
   }
   bool disagree = false;  // latest: sources named different boots; the order counts less
   if (n.first.latest && a.size() > 1) {
-    // compare in UTC: host-local items moved by the host's offset (0 when assumed)
-    const int64_t off = host_.local_offset_ns.value_or(0);
-    auto utc = [&](const Item& x) { return x.local ? x.ns + off : x.ns; };
+    // compare in UTC: host-local items moved by their zone (0 when not known)
+    const auto& utc = utc_of;
     size_t newest = 0;
     for (size_t i = 1; i < a.size(); ++i)
       if (utc(a[i]) > utc(a[newest])) newest = i;
@@ -170,14 +179,10 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
   bool assumed_zone = false;
   for (const auto& y : b) {
     for (const auto& x : a) {
-      int64_t xs = x.ns, ys = y.ns;
-      bool assumed = x.assumed || y.assumed;
-      if (x.local != y.local) {
-        const int64_t off = host_.local_offset_ns.value_or(0);
-        if (!host_.local_offset_ns) assumed = true;
-        if (x.local) xs += off;
-        if (y.local) ys += off;
-      }
+      // same-span host-local times compare as printed; any other pair in UTC
+      const bool naive = x.local && y.local && x.zone.span == y.zone.span;
+      const int64_t xs = naive ? x.ns : utc_of(x), ys = naive ? y.ns : utc_of(y);
+      const bool assumed = x.assumed || y.assumed || !pinned(x, y);
       if (ys - xs <= gap) continue;
       Binding bb = y.b;
       if (assumed) {
@@ -194,7 +199,11 @@ std::vector<Evaluator::Match> Evaluator::m_time_order(const Node& n, const Env& 
   if (assumed_zone && std::all_of(out.begin(), out.end(), [](const Match& m) {
         return m.binding.fields.count("_uncertain") != 0;
       }))
-    notes.push_back("time order rests on an assumed host time zone (UTC): the bundle states none");
+    notes.push_back(
+        host_.zones.zone_spans.empty()
+            ? "time order rests on an assumed host time zone (UTC): the bundle states none"
+            : "time order rests on a host-local time written where the bundle does not show the "
+              "zone in force (the host's zone changed within the bundle; docs/clock.md)");
   else
     for (auto& m : out) m.binding.fields.erase("_uncertain");
   if (disagree)

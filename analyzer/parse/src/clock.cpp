@@ -322,10 +322,14 @@ ClockModel fit(const HostInputs& in) {
   } else {
     m.device_syslog_offset_ns = m.device_local_offset_ns;
   }
+  fit_zone_spans(in, m);
+  if (m.zone_spans.empty() || m.boot_method != "uptime-s") return m;
+  // `uptime -s` prints the boot in the zone at collection
+  m.boot_ns = *in.boot_local_naive_ns + m.host_local_offset_ns;
   return m;
 }
 
-Resolved resolve(const ClockModel& m, const RawTime& t) {
+Resolved resolve(const ClockModel& m, const RawTime& t, bool rendered_now) {
   Resolved r;
   auto boot_relative = [&](const std::optional<int64_t>& boot) {
     if (t.has_uptime() && boot) {
@@ -359,8 +363,18 @@ Resolved resolve(const ClockModel& m, const RawTime& t) {
       if (!t.has_civil()) return boot_relative(m.boot_ns);
       const int y = year();
       if (y == 0) return r;
-      r.ns = naive_ns(t, y) + m.host_local_offset_ns;
-      r.quality = t.year == 0 ? TimeQuality::year_inferred : m.host_local_quality;
+      if (m.zone_spans.empty()) {
+        r.ns = naive_ns(t, y) + m.host_local_offset_ns;
+        r.quality = t.year == 0 ? TimeQuality::year_inferred : m.host_local_quality;
+        return r;
+      }
+      // the zone in force when it was written; a range of unknown zone: read as printed
+      const int64_t naive = naive_ns(t, y);
+      const LocalZone z = zone_at(m, naive, rendered_now);
+      r.ns = naive + z.offset_ns.value_or(0);
+      r.quality = !z.offset_ns  ? TimeQuality::assumed_utc
+                  : t.year == 0 ? TimeQuality::year_inferred
+                                : TimeQuality::local;
       return r;
     }
     case Clock::device_local: {

@@ -20,12 +20,14 @@ namespace faultline::pipeline {
 namespace {
 
 // The SQL functions of the event-time pass: fl_host(host) -> the host's name;
-// fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns) -> UTC ns or NULL;
+// fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns, member_id) -> UTC ns
+// or NULL (member_id: journal and dmesg -T lines are read in the zone at collection);
 // fl_quality(id, ..., time_quality) -> quality. Rows of an unknown root keep their old value.
 // Both time functions resolve a row once (cached by id), whatever order SQLite calls them in.
 struct EventTimes {
   std::map<std::string, std::pair<std::string, clock::ClockModel>, std::less<>>
-      roots;  // root -> (name, model)
+      roots;                   // root -> (name, model)
+  std::set<int64_t> rendered;  // members printed in the zone at collection (journal, dmesg -T)
   int64_t id = 0;
   bool have = false;
   bool known = false;
@@ -38,7 +40,7 @@ struct EventTimes {
     const auto it = roots.find(host);
     return it == roots.end() ? nullptr : &it->second;
   }
-  // resolves row argv (id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, old)
+  // resolves row argv (id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, old, member)
   void resolve_row(sqlite3_value** argv) {
     const int64_t row = sqlite3_value_int64(argv[0]);
     if (have && row == id) return;
@@ -62,7 +64,9 @@ struct EventTimes {
       t.nanos = cv.nanos;
     }
     if (sqlite3_value_type(argv[5]) != SQLITE_NULL) t.uptime_ns = sqlite3_value_int64(argv[5]);
-    r = clock::resolve(rt->second, t);
+    r = clock::resolve(
+        rt->second, t,
+        !rt->second.zone_spans.empty() && rendered.count(sqlite3_value_int64(argv[7])) != 0);
   }
   static EventTimes& of(sqlite3_context* c) {
     return *static_cast<EventTimes*>(sqlite3_user_data(c));
@@ -266,6 +270,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
         if (an.t.has_uptime()) in.pairs.push_back(clock::Pair{an.t.clock, wall, an.t.uptime_ns});
         if (an.epoch_ns) in.epoch_pairs.push_back(clock::EpochPair{an.t.clock, *an.epoch_ns, wall});
       }
+    add_zone_changes(db, bundle, name, in);
     {
       clock::SameLines same;
       for (const auto& root : host_roots) same.merge(roots[root].same);
@@ -273,10 +278,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     }
     const clock::ClockModel model = clock::fit(in);
     state_local_boot(db, bundle, name, host_roots, roots, in.reference_ns);
-    derive_driver_at_load(db, bundle, name,
-                          model.host_local_method == "assumed"
-                              ? std::nullopt
-                              : std::optional<int64_t>(model.host_local_offset_ns));
+    derive_driver_at_load(db, bundle, name, model);
 
     sqlite3_stmt* ins = nullptr;
     sqlite3_prepare_v2(
@@ -302,6 +304,14 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
               "boot time (UTC ns)");
     add_clock("device_local", model.device_local_offset_ns, model.device_local_method, "");
     add_clock("device_syslog", model.device_syslog_offset_ns, model.device_syslog_method, "");
+    // the zone per time range when it changed (docs/clock.md "Zones per time range"): one row
+    // per span, detail = "from <UTC ns>" ("from start" for the first) and what stated it
+    for (const auto& sp : model.zone_spans)
+      add_clock(
+          "host_local_span", sp.offset_ns, sp.method,
+          "from " +
+              (sp.from_utc_ns == kNoTime ? std::string("start") : std::to_string(sp.from_utc_ns)) +
+              (sp.source.empty() ? "" : "; " + sp.source));
     sqlite3_finalize(ins);
     for (const auto& root : host_roots) models.emplace(root, model);
   }
@@ -311,6 +321,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
   // is looked up twice. Events of a root not in this load are left as they are.
   {
     EventTimes ctx;
+    ctx.rendered = rendered_members(db, bundle);
     for (const auto& [root, name] : names) {
       const auto m = models.find(root);
       if (m != models.end()) ctx.roots.emplace(root, std::make_pair(name, m->second));
@@ -318,17 +329,18 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     const int flags = SQLITE_UTF8;
     sqlite3_create_function_v2(h, "fl_host", 1, flags, &ctx, &EventTimes::sql_host, nullptr,
                                nullptr, nullptr);
-    sqlite3_create_function_v2(h, "fl_time", 7, flags, &ctx, &EventTimes::sql_time, nullptr,
+    sqlite3_create_function_v2(h, "fl_time", 8, flags, &ctx, &EventTimes::sql_time, nullptr,
                                nullptr, nullptr);
-    sqlite3_create_function_v2(h, "fl_quality", 7, flags, &ctx, &EventTimes::sql_quality, nullptr,
+    sqlite3_create_function_v2(h, "fl_quality", 8, flags, &ctx, &EventTimes::sql_quality, nullptr,
                                nullptr, nullptr);
     sqlite3_stmt* upd = nullptr;
     const int rc = sqlite3_prepare_v2(
         h,
         "UPDATE events SET host=fl_host(host), "
-        "time_ns=fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns), "
+        "time_ns=fl_time(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, time_ns, "
+        "member_id), "
         "time_quality=fl_quality(id, host, clock, raw_civil_ns, raw_has_year, uptime_ns, "
-        "time_quality) "
+        "time_quality, member_id) "
         "WHERE bundle_id=?",
         -1, &upd, nullptr);
     std::string err;
@@ -340,7 +352,7 @@ void resolve_hosts_and_clocks(store::Db& db, int64_t bundle, std::map<std::strin
     }
     sqlite3_finalize(upd);
     for (const char* f : {"fl_host", "fl_time", "fl_quality"})
-      sqlite3_create_function_v2(h, f, f[3] == 'h' ? 1 : 7, flags, nullptr, nullptr, nullptr,
+      sqlite3_create_function_v2(h, f, f[3] == 'h' ? 1 : 8, flags, nullptr, nullptr, nullptr,
                                  nullptr, nullptr);
     if (!err.empty()) throw store::StoreError("setting event times: " + err);
   }

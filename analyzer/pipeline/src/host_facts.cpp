@@ -200,7 +200,19 @@ void derive_host_facts(store::Db& db, int64_t bundle, const std::string& host) {
 }
 
 void derive_driver_at_load(store::Db& db, int64_t bundle, const std::string& host,
-                           std::optional<int64_t> local_offset_ns) {
+                           const clock::ClockModel& model) {
+  // the host-local wall time of a UTC instant: in the zone in force then, when pinned
+  auto local_of = [&](int64_t utc) -> std::optional<int64_t> {
+    if (model.zone_spans.empty()) {
+      if (model.host_local_method == "assumed") return std::nullopt;
+      return utc - model.host_local_offset_ns;
+    }
+    std::optional<int64_t> off;
+    for (const auto& sp : model.zone_spans)
+      if (sp.from_utc_ns == kNoTime || sp.from_utc_ns <= utc) off = sp.offset_ns;
+    if (!off) return std::nullopt;
+    return utc - *off;
+  };
   sqlite3* h = db.handle();
   sqlite3_stmt* s = nullptr;
   sqlite3_prepare_v2(h,
@@ -227,9 +239,9 @@ void derive_driver_at_load(store::Db& db, int64_t bundle, const std::string& hos
     }
     if (name == "host.boot_time_local") {
       t = civil(value);
-    } else if (local_offset_ns) {  // a UTC time orders against local ones only in a pinned zone
-      if (auto secs = text::to_int<int64_t>(value); secs && *secs > 0 && *secs < 9'000'000'000LL)
-        t = *secs * 1'000'000'000 - *local_offset_ns;
+    } else if (auto secs = text::to_int<int64_t>(value);
+               secs && *secs > 0 && *secs < 9'000'000'000LL) {
+      t = local_of(*secs * 1'000'000'000);  // orders against local ones only in a pinned zone
     }
     if (t && (!last || *t > *last)) last = t;
   }

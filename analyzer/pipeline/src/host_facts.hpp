@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
+#include "faultline/parse/clock.hpp"
 #include "faultline/store/store.hpp"
 
 namespace faultline::pipeline {
@@ -19,9 +21,19 @@ void derive_host_facts(store::Db& db, int64_t bundle, const std::string& host);
 
 // driver.version.at_load: the driver version installed when the modules were last loaded (the
 // latest of the boots and driver loads the host states), by replaying the install history up to
-// that time. UTC boot times count only with a pinned zone (local_offset_ns: add to a host-local
-// time to get UTC; nullopt when the zone is assumed). Nothing when no load time orders.
+// that time. UTC boot times count only where the host's zone is pinned (the model's zone at that
+// time; not when assumed). Nothing when no load time orders.
 void derive_driver_at_load(store::Db& db, int64_t bundle, const std::string& host,
-                           std::optional<int64_t> local_offset_ns);
+                           const clock::ClockModel& model);
+
+// Changes of the host zone stated by its facts (host.timezone_change: systemd-timedated lines,
+// shell history) into in.zone_changes; set in.reference_ns first (year-less stamps).
+// zone_inputs.cpp
+void add_zone_changes(store::Db& db, int64_t bundle, const std::string& host,
+                      clock::HostInputs& in);
+
+// Members that print stored instants in the zone at collection (journalctl, dmesg -T): their
+// host-local times are read in that zone whatever zone was in force when they happened.
+std::set<int64_t> rendered_members(store::Db& db, int64_t bundle);
 
 }  // namespace faultline::pipeline

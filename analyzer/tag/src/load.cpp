@@ -24,7 +24,7 @@ const std::vector<std::string_view>& known_kinds() {
       "readlink", "proc_limits", "timezone", "hostname", "text", "binary", "mindx_dl_log",
       "volcano_log", "mindie_log", "mindio_log", "amct_log", "lcne_log", "hccn_link_stat",
       "composite", "boot_record", "launch_spec", "ldd", "modules_dep", "sys_module", "lsof",
-      "dkms_status",
+      "dkms_status", "shell_history",
       // kinds read by fact shapes (rules/facts, docs/facts.md "Fact shapes")
       "dockerfile", "container_inspect", "ps_list", "dpkg_status", "pip_dist_info",
       "version_banner", "stat", "autofs_map", "env_file", "device_vmcore", "config_dump"};

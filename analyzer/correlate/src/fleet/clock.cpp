@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <tuple>
 
 #include "internal.hpp"
@@ -51,6 +52,45 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
   }
   for (const auto& h : c.of("hccl.comm_init_entry"))
     if (h.t) add("communicator init", h.c("identifier"), h.host, *h.t);
+  {
+    // per-step collectives (HCCL_ENTRY_LOG_ENABLE): every rank of a communicator dispatches the
+    // same sequence of ops, so the n-th op of a tag (`AllReduce_<communicator>`) is one step on
+    // every host. Counted from the start only for ranks whose plog also holds that
+    // communicator's init entry (a plog rotated away at its start would pair different steps),
+    // up to the shortest such sequence (a rank that died early ends sooner); a host's time of the
+    // n-th op is the median over its ranks.
+    std::set<std::tuple<std::string, int64_t, std::string>> inited;  // host, pid, communicator
+    for (const auto& h : c.of("hccl.comm_init_entry")) {
+      const auto pid = h.line_pid ? h.line_pid : h.pid;
+      if (pid) inited.insert({h.host, *pid, h.c("identifier")});
+    }
+    std::map<std::string, std::map<std::string, std::map<int64_t, std::vector<int64_t>>>> seq;
+    for (const auto& h : c.of("hccl.op_entry")) {
+      const auto pid = h.line_pid ? h.line_pid : h.pid;
+      const std::string tag = h.c("tag");
+      const size_t us = tag.find('_');
+      if (!h.t || !pid || us == std::string::npos ||
+          inited.count({h.host, *pid, tag.substr(us + 1)}) == 0)
+        continue;
+      seq[tag + "|" + h.c("op")][h.host][*pid].push_back(*h.t);
+    }
+    for (auto& [tag, per_host] : seq) {
+      if (per_host.size() < 2) continue;
+      size_t n = SIZE_MAX;
+      for (auto& [host, per_rank] : per_host)
+        for (auto& [pid, ts] : per_rank) {
+          std::sort(ts.begin(), ts.end());
+          n = std::min(n, ts.size());
+        }
+      if (n == SIZE_MAX || n < 2) continue;
+      for (auto& [host, per_rank] : per_host)
+        for (size_t i = 0; i < n && i < 2000; ++i) {
+          std::vector<int64_t> at;
+          for (auto& [pid, ts] : per_rank) at.push_back(ts[i]);
+          add("collective step", tag + "|" + std::to_string(i), host, median(at));
+        }
+    }
+  }
 
   // per host: differences to the per-event median of hosts
   struct D {
@@ -127,7 +167,8 @@ void estimate_offsets(Ctx& c, FleetResult& r) {
       !c.of("hccl.heartbeat_abnormal").empty() || !c.of("hccl.heartbeat_crimer").empty();
   if (ref.empty() && r.hosts.size() > 1 && hccl)
     c.notes.push_back(
-        "no event shared by two hosts (heartbeat, op issue, communicator init): cross-host order "
+        "no event shared by two hosts (heartbeat, op issue, collective step, communicator init): "
+        "cross-host order "
         "uses the hosts' own clocks");
 }
 

@@ -24,6 +24,7 @@ const std::vector<std::string>& fleet_signatures() {
                                              "hccl.transport_init_error",
                                              "hccl.connect_detect_result",
                                              "hccl.comm_init_entry",
+                                             "hccl.op_entry",
                                              "hccl.local_rank_info",
                                              "hccl.env_setting",
                                              "hccl.env_config",

@@ -3,6 +3,7 @@
 // short-monotonic, short-full). log-formats.md §2.4, §4, §10.1.
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "faultline/core/time.hpp"
@@ -388,6 +389,7 @@ class SyslogParser final : public Parser {
     } else {
       e.module = tag;
       e.message = text.substr(p);
+      if (kind_ != SysKind::device_syslog) zone_change(tag, e, sink);
       Severity s{};
       // user-space programs: only the level they print themselves (keyword guessing is for
       // kernel lines, which carry no level in rsyslog's default format)
@@ -402,6 +404,36 @@ class SyslogParser final : public Parser {
   static bool looks_like_stamp(std::string_view s) {
     if (s.size() >= 4 && month_from_abbrev(s.substr(0, 3)) && s[3] == ' ') return true;
     return s.size() >= 5 && fixed_digits(s, 0, 4) >= 0 && s[4] == '-';
+  }
+
+  // `systemd-timedated[812]: Changed time zone to 'Asia/Shanghai' (CST).` (systemd >= 239 adds
+  // the abbreviation; older ones end at the quote): host.timezone_change, a JSON object with the
+  // line's time as printed (`utc` when the stamp carried a zone; year 0 for year-less stamps),
+  // whether journalctl printed it (`rendered`: in the zone at collection), the zone and its
+  // abbreviation (docs/clock.md "Zones per time range").
+  void zone_change(std::string_view tag, const Event& e, Sink& sink) const {
+    constexpr std::string_view kPre = "Changed time zone to '";
+    if (tag != "systemd-timedated" || !starts_with(e.message, kPre)) return;
+    const std::string_view rest = e.message.substr(kPre.size());
+    const size_t q = rest.find('\'');
+    if (q == std::string_view::npos || q == 0 || q > 64) return;
+    std::string abbr;
+    if (const size_t o = rest.find('(', q); o != std::string_view::npos) {
+      const size_t c = rest.find(')', o);
+      if (c != std::string_view::npos && c - o <= 16)
+        abbr = std::string(rest.substr(o + 1, c - o - 1));
+    }
+    const RawTime& t = e.time;
+    if (!t.has_civil()) return;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d:%02d", t.year, t.month, t.day, t.hour,
+                  t.minute, t.second);
+    nlohmann::json j{{"time", buf},
+                     {"utc", t.clock == Clock::utc},
+                     {"rendered", kind_ == SysKind::journal},
+                     {"zone", std::string(rest.substr(0, q))}};
+    if (!abbr.empty()) j["abbr"] = abbr;
+    sink.fact(Fact{"host.timezone_change", j.dump(), e.line});
   }
 
   bool stamp(std::string_view s, size_t& p, RawTime& t) {

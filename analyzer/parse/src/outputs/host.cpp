@@ -43,6 +43,15 @@ class UnameParser final : public OutputParser {
   explicit UnameParser(std::string_view path) {
     const std::string b = text::to_lower(basename(path));
     hostname_file_ = b.find("hostname") != std::string::npos && b.find("ctl") == std::string::npos;
+    // `uname -n` saved as uname-n.txt / uname_n.log / "uname -n" / uname_nodename: the node name
+    // (not uname-nr, uname-a)
+    if (const size_t u = b.find("uname"); u != std::string::npos) {
+      std::string rest = b.substr(u + 5);
+      if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
+      const bool n = rest.size() >= 2 && (rest[0] == '-' || rest[0] == '_') && rest[1] == 'n' &&
+                     (rest.size() == 2 || rest[2] == '.' || rest[2] == '_' || rest[2] == '-');
+      if (n || rest.find("nodename") != std::string::npos) hostname_file_ = true;
+    }
   }
 
   void line(std::string_view raw, const LineCtx& ctx, Sink& sink) override {
@@ -207,12 +216,36 @@ class BootRecordParser final : public OutputParser {
       if (w[0] == "0") state(std::string(w[3]) + " " + std::string(w[4].substr(0, 8)), ctx, false);
       return;
     }
+    // systemd-analyze dump: "Timestamp kernel: Thu 2025-05-08 07:10:21 CST" (the realtime
+    // clock when the kernel started, as PID 1 computed it); systemctl show (manager properties):
+    // "KernelTimestamp=Thu 2025-05-08 07:10:21 CST". In the zone of the collection; a UTC zone
+    // word states the boot in UTC.
+    if (w.size() >= 4 && ((w[0] == "Timestamp" && w[1] == "kernel:") ||
+                          (w[0].substr(0, 16) == "KernelTimestamp=" && w[0].size() > 16))) {
+      const size_t d = w[0] == "Timestamp" ? 3 : 1;  // the date field (after the weekday)
+      if (d + 1 < w.size() && iso_date(w[d]) && hhmm(w[d + 1], true)) {
+        const bool utc = d + 2 < w.size() && (w[d + 2] == "UTC" || w[d + 2] == "GMT");
+        kernel_ = std::string(w[d]) + " " + std::string(w[d + 1]);
+        kernel_utc_ = utc;
+        kernel_line_ = ctx.line;
+      }
+      return;
+    }
     // anything else is not its business: headers, "wtmp begins ...", shutdown/runlevel rows of
-    // last -x, login rows, other boots of --list-boots
+    // last -x, login rows, other boots of --list-boots, the rest of a systemd dump
   }
 
   void finish(Sink& sink) override {
     if (!value_.empty()) fact(sink, "host.boot_time_local", value_, line_);
+    if (kernel_.empty()) return;
+    if (!kernel_utc_) {
+      fact(sink, "host.boot_time_local", kernel_, kernel_line_);
+      return;
+    }
+    int y, mo, d, hh, mi, ss;
+    if (std::sscanf(kernel_.c_str(), "%d-%d-%d %d:%d:%d", &y, &mo, &d, &hh, &mi, &ss) == 6)
+      fact(sink, "host.boot_time",
+           std::to_string(civil_to_ns(y, mo, d, hh, mi, ss, 0) / 1'000'000'000), kernel_line_);
   }
 
  private:
@@ -237,6 +270,9 @@ class BootRecordParser final : public OutputParser {
   bool last_seen_ = false;
   std::string value_;
   uint32_t line_ = 0;
+  std::string kernel_;  // systemd's kernel timestamp
+  bool kernel_utc_ = false;
+  uint32_t kernel_line_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------

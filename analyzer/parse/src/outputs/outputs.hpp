@@ -59,6 +59,7 @@ std::unique_ptr<Parser> make_manifest(std::string_view path);
 std::unique_ptr<Parser> make_readlink(std::string_view path);
 std::unique_ptr<Parser> make_proc_limits(std::string_view path);
 std::unique_ptr<Parser> make_timezone(std::string_view path);
+std::unique_ptr<Parser> make_shell_history(std::string_view path);
 std::unique_ptr<Parser> make_hostname(std::string_view path);
 std::unique_ptr<Parser> make_sys_module(std::string_view path);
 

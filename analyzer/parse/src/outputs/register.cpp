@@ -39,6 +39,7 @@ void register_output_parsers(std::vector<Entry>& out) {
   out.push_back({"readlink", o::make_readlink});
   out.push_back({"proc_limits", o::make_proc_limits});
   out.push_back({"timezone", o::make_timezone});
+  out.push_back({"shell_history", o::make_shell_history});
   out.push_back({"hostname", o::make_hostname});
   out.push_back({"sys_module", o::make_sys_module});
 }

@@ -50,6 +50,28 @@ struct EpochPair {
   int64_t wall_naive_ns = 0;
 };
 
+// A change of the host's zone the bundle shows (docs/clock.md "Zones per time range"): a
+// `systemd-timedated` line (`Changed time zone to 'Asia/Shanghai' (CST).`), a shell history
+// entry with its `#<epoch>` stamp (`timedatectl set-timezone ...`, `ln -sf .../zoneinfo/...
+// /etc/localtime`), the mtime of an `/etc/localtime` listing. When it happened: in UTC, or as a
+// host-local wall time (printed in the new zone when `rendered_now` is false, in the zone at
+// collection when true: journalctl, ls -l and history print stored instants in today's zone).
+struct ZoneChange {
+  int64_t at_utc_ns = kNoTime;
+  int64_t at_local_naive_ns = kNoTime;
+  bool rendered_now = false;
+  std::optional<int32_t> to_offset_s;  // the new zone's offset, when the bundle names it
+  std::string source;                  // what stated it (member:line)
+};
+
+// The zone in force from a moment on: spans are sorted by `from_utc_ns` (kNoTime: since ever).
+struct ZoneSpan {
+  int64_t from_utc_ns = kNoTime;
+  std::optional<int64_t> offset_ns;  // add to a host-local time to get UTC; nullopt: not known
+  std::string method;                // zone-stated | changed | fitted | unknown
+  std::string source;
+};
+
 struct HostInputs {
   std::optional<int64_t> boot_time_ns;         // from /proc/stat btime (UTC epoch)
   std::optional<int64_t> boot_local_naive_ns;  // from `uptime -s` (host-local civil, read as UTC)
@@ -61,6 +83,7 @@ struct HostInputs {
   // Events that carry a UTC time by construction (host_kernel.log, epoch payloads) matched with
   // the host-local time of the same happening, when known: (utc_ns, local_naive_ns).
   std::vector<std::pair<int64_t, int64_t>> utc_local_pairs;
+  std::vector<ZoneChange> zone_changes;  // changes of the host zone the bundle shows
 };
 
 // Records what one parsed event offers the fit: a (wall, uptime) pair when the line printed both,
@@ -108,9 +131,26 @@ struct ClockModel {
   std::string device_syslog_method = "assumed";  // fitted | assumed (same as device_local)
   std::optional<int64_t> device_boot_ns;         // device boot time, UTC (fitted)
   std::optional<int64_t> reference_ns;
+  // The host zone per time range, when it changed within the bundle (a stated change, or
+  // same-line pairs whose difference moves from one quarter hour to another); empty when one zone
+  // holds for every time (host_local_offset_ns). host_local_offset_ns is the zone at collection.
+  std::vector<ZoneSpan> zone_spans;
 };
 
 ClockModel fit(const HostInputs& in);
+
+// The zone spans of a host (zones.cpp), called by fit once the current zone is known.
+void fit_zone_spans(const HostInputs& in, ClockModel& m);
+
+// The zone in force when a host-local time was written: its span's offset (nullopt when that
+// span's zone is not known, or the time lies where two spans overlap: the clock was set back)
+// and the span's index (0 without spans). `rendered_now`: the time was printed at collection
+// (journalctl, dmesg -T, who, last, uptime -s), in the zone of the collection.
+struct LocalZone {
+  std::optional<int64_t> offset_ns;
+  int span = 0;
+};
+LocalZone zone_at(const ClockModel& m, int64_t local_naive_ns, bool rendered_now = false);
 
 struct Resolved {
   int64_t ns = kNoTime;
@@ -119,7 +159,9 @@ struct Resolved {
 
 // UTC time of one event of the host. Year-less times (year == 0) take their year from the
 // model's reference time (with the December-to-January rollover), quality year_inferred.
-Resolved resolve(const ClockModel& m, const RawTime& t);
+// `rendered_now`: see zone_at. A host-local time in a span of unknown zone resolves with the
+// zone at collection (or UTC) and quality assumed_utc: an order against it is not pinned.
+Resolved resolve(const ClockModel& m, const RawTime& t, bool rendered_now = false);
 
 // An offset within `tolerance_s` of a multiple of 900 s is a zone difference: snapped to it.
 int64_t snap_zone_ns(int64_t offset_ns, int64_t tolerance_s = 120);
