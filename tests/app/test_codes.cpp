@@ -95,13 +95,17 @@ TEST_CASE("the code tables' cached form reads back the same tables; a damaged on
       REQUIRE(x);
       REQUIRE(y);
       CHECK(std::tie(x->code, x->name, x->cls, x->component, x->role, x->severity, x->title,
-                     x->cause, x->suggestion, x->source, x->known) ==
+                     x->cause, x->suggestion, x->source, x->signature, x->known) ==
             std::tie(y->code, y->name, y->cls, y->component, y->role, y->severity, y->title,
-                     y->cause, y->suggestion, y->source, y->known));
+                     y->cause, y->suggestion, y->source, y->signature, y->known));
       ++codes;
     }
   }
   CHECK(codes > 1000);
+  // a code's own signature survives (the pasted 507015 title line is acl.error_507015's fault)
+  const auto own = back->lookup({"acl"}, "507015");
+  REQUIRE(own);
+  CHECK(own->signature == "acl.error_507015");
   const auto unknown = back->lookup({"aclnn", "acl"}, "507999");  // a range entry
   REQUIRE(unknown);
   CHECK_FALSE(unknown->known);
@@ -109,7 +113,7 @@ TEST_CASE("the code tables' cached form reads back the same tables; a damaged on
   CHECK_FALSE(correlate::deserialize_codes(text.substr(0, text.size() / 2)));
   CHECK_FALSE(correlate::deserialize_codes("{\"format\": 99, \"families\": [], \"errors\": []}"));
   CHECK_FALSE(correlate::deserialize_codes(
-      R"({"format": 1, "errors": [], "families": [{"name": "acl", "title": "", "file": "", )"
+      R"({"format": 2, "errors": [], "families": [{"name": "acl", "title": "", "file": "", )"
       R"("kind": "number", "sources": [], "codes": [], "ranges": [], "by_code": {"1": 5}, )"
       R"("by_name": {}}]})"));  // an index past the table
 }

@@ -244,13 +244,19 @@ CodeBook load_codes(const std::vector<RuleFile>& files) {
 
 namespace {
 
-constexpr int kCodesFormat = 1;  // bump when CodeBook's fields change
+constexpr int kCodesFormat = 2;  // bump when CodeBook's fields change (2: CodeEntry::signature)
+// A field added to these structs must be written below too (a cached table without it would
+// silently lose it: a code's own signature did once): the sizes make the build say so.
+static_assert(sizeof(CodeEntry) == 12 * sizeof(std::string) + alignof(std::string),
+              "CodeEntry changed: update serialize_codes/deserialize_codes and kCodesFormat");
+static_assert(sizeof(CodeRange) == 9 * sizeof(std::string),
+              "CodeRange changed: update serialize_codes/deserialize_codes and kCodesFormat");
 
 using J = nlohmann::json;
 
 J entry_json(const CodeEntry& e) {
   return J::array({e.family, e.code, e.name, e.cls, e.component, e.role, e.severity, e.title,
-                   e.cause, e.suggestion, e.source, e.known});
+                   e.cause, e.suggestion, e.source, e.signature, e.known});
 }
 
 J range_json(const CodeRange& r) {
@@ -297,13 +303,13 @@ std::optional<CodeBook> deserialize_codes(std::string_view text) {
       f.kind = fj.at("kind").get<std::string>();
       f.sources = fj.at("sources").get<std::vector<std::string>>();
       for (const auto& c : fj.at("codes")) {
-        if (c.size() != 12) return std::nullopt;
+        if (c.size() != 13) return std::nullopt;
         CodeEntry e;
         std::string* fields[] = {&e.family,    &e.code,       &e.name,     &e.cls,
                                  &e.component, &e.role,       &e.severity, &e.title,
-                                 &e.cause,     &e.suggestion, &e.source};
-        for (size_t i = 0; i < 11; ++i) *fields[i] = c.at(i).get<std::string>();
-        e.known = c.at(11).get<bool>();
+                                 &e.cause,     &e.suggestion, &e.source,   &e.signature};
+        for (size_t i = 0; i < 12; ++i) *fields[i] = c.at(i).get<std::string>();
+        e.known = c.at(12).get<bool>();
         f.codes.push_back(std::move(e));
       }
       for (const auto& c : fj.at("ranges")) {
