@@ -563,4 +563,22 @@ void OutputParser::event(Sink& sink, const Ev& e) {
   sink.event(ev);
 }
 
+size_t yaml_key_colon(std::string_view rest) {
+  if (rest.empty()) return std::string_view::npos;
+  if (rest.front() == '"' || rest.front() == '\'') {
+    const size_t close = rest.find(rest.front(), 1);
+    if (close != std::string_view::npos && close + 1 < rest.size() && rest[close + 1] == ':')
+      return close + 1;
+    return std::string_view::npos;
+  }
+  const size_t c = rest.find(": ");
+  const size_t colon = c != std::string_view::npos
+                           ? c
+                           : (rest.back() == ':' ? rest.size() - 1 : std::string_view::npos);
+  if (colon != std::string_view::npos &&
+      rest.substr(0, colon).find_first_of("{[") != std::string_view::npos)
+    return std::string_view::npos;  // a flow collection or a URL-like scalar
+  return colon;
+}
+
 }  // namespace faultline::parse::outputs

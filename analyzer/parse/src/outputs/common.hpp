@@ -67,6 +67,10 @@ bool split_kv(std::string_view line, char sep, std::string_view& key, std::strin
 
 // Strip one level of matching quotes.
 std::string_view unquote(std::string_view v);
+// In one line of block YAML with the indentation and any "- " removed: the position of the
+// colon that ends its key (`key: value`, `key:`, `"quoted key": value`), npos when the line is a
+// scalar (a flow collection `{a: 1}` or a URL-like `http://x` is not a key).
+size_t yaml_key_colon(std::string_view rest);
 
 // CANN version named by a path: .../ascend-toolkit/8.5.0/... -> 8.5.0, .../cann-9.1.0/... ->
 // 9.1.0, .../ascend-toolkit/latest/... -> latest, .../nnae/8.0.RC3/... -> 8.0.RC3.

@@ -459,20 +459,7 @@ class LaunchParser final : public OutputParser {
       if (rest.empty()) return;
     }
     // key: value
-    size_t colon = std::string_view::npos;
-    if (rest.front() == '"' || rest.front() == '\'') {
-      const size_t close = rest.find(rest.front(), 1);
-      if (close != std::string_view::npos && close + 1 < rest.size() && rest[close + 1] == ':')
-        colon = close + 1;
-    } else {
-      const size_t c = rest.find(": ");
-      colon = c != std::string_view::npos
-                  ? c
-                  : (rest.back() == ':' ? rest.size() - 1 : std::string_view::npos);
-      if (colon != std::string_view::npos &&
-          rest.substr(0, colon).find_first_of("{[") != std::string_view::npos)
-        colon = std::string_view::npos;  // a flow collection or a URL-like scalar
-    }
+    const size_t colon = yaml_key_colon(rest);
     if (colon == std::string_view::npos) {
       record(std::vector<std::string>{}, unq(rest), ctx.line);  // a scalar list item
       return;

@@ -1,6 +1,7 @@
 #include "shapes/records.hpp"
 
 #include "faultline/core/text.hpp"
+#include "outputs/common.hpp"
 
 namespace faultline::parse::shapes {
 
@@ -125,20 +126,7 @@ void Flattener::yaml_line(std::string_view s, uint32_t n) {
     rest = rest.substr(std::min(skip, rest.size()));
     if (rest.empty()) return;
   }
-  size_t colon = std::string_view::npos;
-  if (rest.front() == '"' || rest.front() == '\'') {
-    const size_t close = rest.find(rest.front(), 1);
-    if (close != std::string_view::npos && close + 1 < rest.size() && rest[close + 1] == ':')
-      colon = close + 1;
-  } else {
-    const size_t c = rest.find(": ");
-    colon = c != std::string_view::npos
-                ? c
-                : (rest.back() == ':' ? rest.size() - 1 : std::string_view::npos);
-    if (colon != std::string_view::npos &&
-        rest.substr(0, colon).find_first_of("{[") != std::string_view::npos)
-      colon = std::string_view::npos;
-  }
+  const size_t colon = outputs::yaml_key_colon(rest);
   if (colon == std::string_view::npos) {
     add(yaml_path(), unq(rest), n);  // a scalar list item
     return;
