@@ -187,7 +187,7 @@ void lower_cut_premises(Report& r) {
   }
 }
 
-Report load(sqlite3* db, int64_t bundle_id) {
+Report load(sqlite3* db, int64_t bundle_id, bool unknown) {
   Report r;
   load_header(db, bundle_id, r);
   {
@@ -372,7 +372,7 @@ Report load(sqlite3* db, int64_t bundle_id) {
       r.unclassified.push_back(std::move(u));
     }
   }
-  r.unknown = unrecognised_errors(db, bundle_id);
+  if (unknown) r.unknown = unrecognised_errors(db, bundle_id);
   lower_cut_premises(r);
   apply_filter(r);  // docs/suppress.md: only when a filter is active
   return r;

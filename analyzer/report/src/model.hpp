@@ -185,7 +185,9 @@ struct Report {
 // Throws std::runtime_error when the bundle does not exist or the schema is not the expected one.
 // The bundle row and its hosts (what every report, full or fleet summary, starts from).
 void load_header(sqlite3* db, int64_t bundle_id, Report& r);
-Report load(sqlite3* db, int64_t bundle_id);
+// `unknown`: also the unrecognised-error templates (Report::unknown), which read and mask every
+// error line of the bundle; callers that only look at the findings and counts leave them out.
+Report load(sqlite3* db, int64_t bundle_id, bool unknown = true);
 // The timeline rows of a bundle, in `ord` order (part of load; alone for the timeline export).
 void load_timeline(sqlite3* db, int64_t bundle_id, Report& r);
 // For the timeline export (docs/timeline-export.md): each row's level, and every error-and-above
