@@ -94,6 +94,26 @@ TEST_CASE("utf-8 validation and repair") {
   CHECK(text::split_ws("  a  b\tc ").size() == 3);
 }
 
+TEST_CASE(
+    "utf-8 validation: a bad byte or a cut sequence anywhere in an ASCII line (8-byte steps)") {
+  // a plog line (log-formats.md §1.2); valid_utf8 skips ASCII eight bytes at a time, so every
+  // position relative to those steps must still see a bad byte, a cut or a good sequence
+  const std::string line =
+      "[ERROR] RUNTIME(8953,python):2020-12-24-01:10:54.177.528 [task.cc:544]8958 "
+      "PrintErrorInfo:execute failed, device_id=0, stream_id=116";
+  REQUIRE(text::valid_utf8(line));
+  for (size_t at = 0; at <= line.size(); ++at) {
+    std::string bad = line;
+    bad.insert(at, "\xff");
+    CHECK_FALSE(text::valid_utf8(bad));
+    std::string cut = line.substr(0, at) + "\xe9\xa9";  // the first two bytes of 驱
+    CHECK_FALSE(text::valid_utf8(cut));
+    std::string good = line;
+    good.insert(at, "驱动");
+    CHECK(text::valid_utf8(good));
+  }
+}
+
 TEST_CASE("terminal_safe: no control sequence of a log line reaches a terminal (issue 18)") {
   // xterm title (OSC 0), clipboard write (OSC 52), clear screen (CSI 2J), CR overwrite, BEL, BS
   const std::string evil =
