@@ -5,14 +5,12 @@
 #include <pcre2.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
 
 #include "faultline/core/text.hpp"
-#include "logs/common.hpp"
 #include "outputs/common.hpp"
 #include "shapes/records.hpp"
 
@@ -120,10 +118,6 @@ struct Shape {
   std::vector<std::string> kinds;
   Mode mode = Mode::line;
   std::shared_ptr<const Rx> rx, each, path_rx;
-  // A line shape whose pattern starts with a choice of plain words (`\b(?:docker|podman)\s+...`)
-  // matches only lines that hold one of them: the words, found with a memchr each, spare the
-  // regex the lines without any (a training log's every line passes the container shapes)
-  std::vector<std::string> literals;
   std::string each_from;
   std::vector<std::pair<std::string, std::string>> fields;  // var -> field name
   std::vector<std::string> require;
@@ -139,68 +133,6 @@ struct Table {
   std::set<std::string> continued;
   std::vector<std::string> errors;
 };
-
-// The words of a pattern that starts with `(?:w1|w2|...)` (after an optional `\b`), each word
-// plain letters, digits and '_', the group neither optional nor repeated: every match holds one
-// of them, case and all (patterns compile without PCRE2_CASELESS; an inline `(?i)` cannot come
-// before the group). Empty for any other pattern: it is always tried.
-std::vector<std::string> leading_words(std::string_view pat) {
-  // inline flags (`(?x)` comments, `(?i)`) and \Q...\E quoting could hide parentheses and bars
-  // from the check below or change the case: such patterns are always tried
-  for (size_t q = pat.find("(?"); q != std::string_view::npos; q = pat.find("(?", q + 1))
-    if (q + 2 < pat.size() && std::isalpha(static_cast<unsigned char>(pat[q + 2])) != 0) return {};
-  if (pat.find("\\Q") != std::string_view::npos) return {};
-  if (pat.substr(0, 2) == "\\b") pat.remove_prefix(2);
-  if (pat.substr(0, 3) != "(?:") return {};
-  const size_t close = pat.find(')');
-  if (close == std::string_view::npos) return {};
-  if (close + 1 < pat.size() &&
-      std::string_view("?*+{").find(pat[close + 1]) != std::string_view::npos)
-    return {};
-  std::vector<std::string> out;
-  std::string word;
-  for (const char c : pat.substr(3, close - 3)) {
-    if (c == '|') {
-      if (word.empty()) return {};
-      out.push_back(std::move(word));
-      word.clear();
-    } else if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') {
-      word.push_back(c);
-    } else {
-      return {};  // a class, an escape, a nested group: not a plain choice of words
-    }
-  }
-  if (word.empty()) return {};
-  out.push_back(std::move(word));
-  // and no `|` outside any group after it (`\b(?:a|b)x|y` matches "y" alone)
-  int depth = 0;
-  bool in_class = false;
-  for (size_t i = close + 1; i < pat.size(); ++i) {
-    const char c = pat[i];
-    if (c == '\\') {
-      ++i;  // an escaped character, whatever it is
-    } else if (in_class) {
-      if (c == ']') in_class = false;
-    } else if (c == '[') {
-      in_class = true;
-      if (i + 1 < pat.size() && pat[i + 1] == '^') ++i;
-      if (i + 1 < pat.size() && pat[i + 1] == ']') ++i;  // `[]...]`: a literal ']'
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')') {
-      --depth;
-    } else if (c == '|' && depth <= 0) {
-      return {};
-    }
-  }
-  return out;
-}
-
-bool holds_any(std::string_view line, const std::vector<std::string>& words) {
-  for (const auto& w : words)
-    if (logs::contains(line, logs::Needle(w))) return true;  // memchr on the word's rarest byte
-  return false;
-}
 
 const std::set<std::string>& builtin_vars() {
   static const std::set<std::string> s = {"file", "path",  "pid", "scope",
@@ -279,7 +211,6 @@ Table load(const std::vector<RuleFile>& files) {
           t.errors.push_back(at + ": " + err);
           continue;
         }
-        if (s.mode == Mode::line) s.literals = leading_words(pat);
         if (const auto p = n["path"]) {
           s.path_rx = Rx::compile(p.as<std::string>(), &err);
           if (!s.path_rx) t.errors.push_back(at + ": path: " + err);
@@ -633,7 +564,6 @@ class ShapeParser final : public Parser {
     for (size_t i : idx_) {
       const Shape& sh = t_.shapes[i];
       if (sh.mode != Mode::line || skip_.count(i)) continue;
-      if (!sh.literals.empty() && !holds_any(s, sh.literals)) continue;
       // match first: most lines of a big member match no shape, and build nothing
       Vars v;
       if (!sh.rx->match(s, &v)) continue;
