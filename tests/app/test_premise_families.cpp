@@ -6,110 +6,12 @@
 // quiet (no finding of the family). Line shapes: the seeds, docs/log-formats.md, the graded
 // corpus (argparse Namespace, ascend_install.log sessions, modules.dep, fstab(5), findmnt(8),
 // mountinfo(5), ls -lR, find | wc -l).
-#include <sqlite3.h>
+#include "family_util.hpp"
 
-#include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
-#include <functional>
-#include <map>
-#include <string>
-#include <vector>
-
-#include "../common/temp_dir.hpp"
-#include "faultline/app/app.hpp"
-
-using namespace faultline;
+using namespace fltest_family;
 using namespace std::string_literals;
-namespace fs = std::filesystem;
 
 namespace {
-
-struct File {
-  std::string text;
-  std::string link;  // a symbolic link to this target instead of a file
-};
-using Files = std::map<std::string, File>;
-
-// root causes of an analysed bundle, best first
-std::vector<std::string> analyse(const Files& files) {
-  test::TempDir dir("faultline-family");
-  const fs::path b = dir.path() / "bundle";
-  for (const auto& [p, f] : files) {
-    fs::create_directories((b / p).parent_path());
-    if (!f.link.empty()) {
-      fs::create_symlink(f.link, b / p);
-      continue;
-    }
-    std::ofstream out(b / p, std::ios::binary);
-    out << f.text;
-  }
-  app::Options o;
-  static test::TempDir cache("faultline-family-cache");  // one rule compilation for all bundles
-  o.cache_dir = cache.path();
-  o.no_kb = true;
-  auto db = store::Db::open(dir.path() / "case.db");
-  REQUIRE(app::analyze(*db, b, o).exit_code <= 1);
-  std::vector<std::string> out;
-  sqlite3_stmt* s = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db->handle(),
-                             "SELECT finding FROM findings WHERE kind = 'root_cause' ORDER BY rank",
-                             -1, &s, nullptr) == SQLITE_OK);
-  while (sqlite3_step(s) == SQLITE_ROW)
-    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
-  sqlite3_finalize(s);
-  return out;
-}
-
-bool has(const std::vector<std::string>& v, const std::string& id) {
-  return std::find(v.begin(), v.end(), id) != v.end();
-}
-
-// A source form: adds its member(s) under a layout prefix; `bad` states the faulty premise,
-// otherwise the healthy one.
-using Source = std::function<void(Files&, const std::string& prefix, bool bad)>;
-struct Named {
-  std::string name;
-  Source add;
-};
-
-// Runs every combination of one source per premise x layout x {fault, healthy decoy}.
-// `never`: findings that must not fire on the fault bundles either (a look-alike diagnosis).
-void family(const std::string& id, const std::vector<std::vector<Named>>& premises,
-            const std::vector<std::string>& layouts, const std::vector<std::string>& family_ids,
-            const std::vector<std::string>& never = {}) {
-  std::vector<size_t> pick(premises.size(), 0);
-  size_t combos = 0;
-  for (;;) {
-    for (const auto& layout : layouts) {
-      for (const bool bad : {true, false}) {
-        Files files;
-        std::string label = id + " layout='" + layout + "'" + (bad ? " fault" : " decoy");
-        for (size_t i = 0; i < premises.size(); ++i) {
-          premises[i][pick[i]].add(files, layout, bad);
-          label += " " + premises[i][pick[i]].name;
-        }
-        INFO(label);
-        const auto rc = analyse(files);
-        std::string got;
-        for (const auto& r : rc) got += r + " ";
-        INFO("root causes: " << got);
-        for (const auto& f : never) CHECK(!has(rc, f));
-        if (bad) {
-          REQUIRE(!rc.empty());
-          CHECK(rc.front() == id);
-        } else {
-          for (const auto& f : family_ids) CHECK(!has(rc, f));
-        }
-        ++combos;
-      }
-    }
-    size_t i = 0;
-    while (i < pick.size() && ++pick[i] == premises[i].size()) pick[i++] = 0;
-    if (i == pick.size()) break;
-  }
-  CHECK(combos >= 6);
-}
 
 // ------------------------------------------------------------------ config.bool_flag_misparsed
 const char* kPid = "61342";

@@ -4,6 +4,7 @@
 // reference formats, cri-tools and cri-o issue threads (crictl inspect), procps ps(1), find(1),
 // stat(1), autofs(5), dpkg status.
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "faultline/classify/classify.hpp"
@@ -11,6 +12,7 @@
 #include "faultline/core/text.hpp"
 #include "faultline/parse/composite.hpp"
 #include "faultline/parse/fact_shapes.hpp"
+#include "faultline/parse/ns_listing.hpp"
 #include "test_outputs_util.hpp"
 
 using namespace faultline;
@@ -100,6 +102,23 @@ TEST_CASE("fact shapes: members of the new kinds are classified", "[parse][shape
   CHECK(kind_of("site-packages/torch_npu-2.1.0.post8.dist-info/RECORD",
                 "torch_npu/__init__.py,sha256=x,10\n") == "pip_dist_info");
   CHECK(kind_of("stat_drv_pcie_host.txt", "  File: /lib/modules/x.ko -> /opt/x.ko\n") == "stat");
+  // issue 33 round 3: a program's own version report; a model's config.json is not a run's
+  // configuration (config_dump), whatever its name
+  CHECK(kind_of("node02/collect_env.txt",
+                "PyTorch version: 2.8.0+cpu\nIs debug build: False\n\nVersions of relevant "
+                "libraries:\n[pip3] torch_npu==2.8.0\n") == "env_report");
+  CHECK(kind_of("llamafactory_env.txt",
+                "- `llamafactory` version: 0.8.2.dev0\n- Python version: 3.10.14\n- PyTorch "
+                "version: 2.1.0 (NPU)\n- CANN version: 8.0.RC2.alpha001\n") == "env_report");
+  CHECK(kind_of("models/Qwen2.5-7B-Instruct/config.json",
+                "{\n  \"architectures\": [\n    \"Qwen2ForCausalLM\"\n  ],\n  "
+                "\"attention_dropout\": 0.0,\n  \"use_cache\": true\n}\n") == "model_config");
+  CHECK(kind_of("output/r50_amp_off/config.json",
+                "{\n  \"cfg\": \"configs/r50.yaml\",\n  \"amp\": true\n}\n") == "config_dump");
+  CHECK(kind_of("mount.txt",
+                "/dev/mapper/openeuler-root on / type ext4 (rw,relatime)\nnas01:/export/x on "
+                "/usr/local/Ascend/ascend-toolkit type nfs4 (ro,relatime,vers=4.1)\n") ==
+        "mountinfo");
   // look-alikes stay what they were
   CHECK(kind_of("printenv.txt", "ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/8.5.1\n") ==
         "environ");
@@ -222,4 +241,59 @@ TEST_CASE("fact shapes: a docker run typed in a pasted session states its binds"
   }
   CHECK(shadow);
   CHECK(driver);
+}
+
+// Issue 33 round 3: a session listing the toolkit on the host, inside a running container and in
+// a fresh container of the image without the bind (seed 002 §2): each listing is named after the
+// mount namespace it describes (`ns.container.`, `ns.image.`; the host's stays unprefixed).
+TEST_CASE("premises: listings typed through a container runtime are named by namespace",
+          "[parse][composite][premises]") {
+  parse::CompositeParser p(cls(), "case/session.txt");
+  Facts sink;
+  const std::string tk = "/usr/local/Ascend/ascend-toolkit";
+  const std::string text =
+      "[root@a2-031 ~]# ls -la " + tk +
+      "\ntotal 12\n-rwxr-xr-x 1 root root 612 Nov 18 15:31 set_env.sh\n"
+      "[root@a2-031 ~]# docker exec -it train ls -la " +
+      tk +
+      "\ntotal 0\n"
+      "[root@a2-031 ~]# docker run --rm swr.cn-south-1.myhuaweicloud.com/ascendhub/"
+      "ascend-pytorch:24.0.0-A2 bash -c 'ls -la " +
+      tk +
+      "'\ntotal 12\n-rwxr-xr-x 1 root root 612 Nov 18 15:31 set_env.sh\n"
+      "[root@a2-031 ~]# docker run --rm -v /data/empty:" +
+      tk + " mindie:2.0 ls " + tk +
+      "\n"
+      "root@master01:~# kubectl exec -n mindie mindie-0 -c server -- ls -l " +
+      tk +
+      "/set_env.sh\n"
+      "ls: cannot access '" +
+      tk + "/set_env.sh': No such file or directory\n";
+  uint32_t n = 0;
+  for (auto l : text::split(text, '\n')) p.line(l, parse::LineCtx{++n, 0}, sink);
+  p.finish(sink);
+  std::map<std::string, std::vector<std::pair<std::string, uint32_t>>> got;
+  for (const auto& f : sink.facts) got[f.name].emplace_back(f.value, f.line);
+  std::string all;
+  for (const auto& [k, v] : got) all += k + "=" + v.front().first + "\n";
+  INFO(all);
+  using V = std::vector<std::pair<std::string, uint32_t>>;
+  CHECK(got["fs." + tk + "/set_env.sh"] == V{{"file", 3}});  // the host
+  CHECK(got["dir.entries." + tk] == V{{"1", 2}});
+  CHECK(got["ns.container.dir.entries." + tk] == V{{"0", 5}, {"0", 9}});  // exec, run -v
+  CHECK(got["ns.image.fs." + tk + "/set_env.sh"] == V{{"file", 8}});      // no bind
+  CHECK(got["ns.image.dir.entries." + tk] == V{{"1", 7}});
+  CHECK(got["ns.container.fs." + tk + "/set_env.sh"] == V{{"missing", 11}});  // kubectl exec
+  CHECK(got.count("mount." + tk) == 1);  // the run's bind is still stated (container_run shapes)
+  CHECK(got.count("ns.container.fs." + tk + "/set_env.sh") == 1);
+  // a container command that is not a listing stays what it was
+  CHECK(!parse::namespaced_listing("docker exec -it train bash -l"));
+  CHECK(!parse::namespaced_listing("docker ps -a"));
+  CHECK(!parse::namespaced_listing("docker exec train ls"));  // no absolute directory
+  const auto sing = parse::namespaced_listing("singularity exec --bind /data/empty:" + tk +
+                                              " ascend.sif ls -la " + tk + "/latest");
+  REQUIRE(sing);
+  CHECK(sing->scope == "container");
+  CHECK(sing->inner == "ls -la " + tk + "/latest");
+  CHECK(parse::namespaced_listing("apptainer exec ascend.sif ls " + tk)->scope == "image");
 }

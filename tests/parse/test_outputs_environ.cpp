@@ -75,4 +75,19 @@ TEST_CASE("environ: forms", "[parse][outputs][environ]") {
     CHECK(has(r, "env.PS1", "'\\u@\\h:\\w\\$ '"));
     CHECK(has(r, "env.X", "  spaced"));
   }
+  SECTION("an environment file read as environ: quoted paths lose their quotes (issue 33)") {
+    // systemd EnvironmentFile= / compose env-file lines under a name the environ kind takes
+    const auto r = run("environ",
+                       "ASCEND_HOME_PATH=\"/usr/local/Ascend/cann-8.5.1\"\n"
+                       "LD_LIBRARY_PATH='/usr/local/Ascend/cann-8.5.1/lib64:/usr/local/Ascend/"
+                       "driver/lib64/driver'\n"
+                       "GREETING=\"hello\"\n",
+                       "deploy/mindie/environment");
+    INFO(dump(r));
+    CHECK(has(r, "env.ASCEND_HOME_PATH", "/usr/local/Ascend/cann-8.5.1"));
+    CHECK(has(r, "env.LD_LIBRARY_PATH",
+              "/usr/local/Ascend/cann-8.5.1/lib64:/usr/local/Ascend/driver/lib64/driver"));
+    CHECK(has(r, "cann.version.env", "8.5.1"));
+    CHECK(has(r, "env.GREETING", "\"hello\""));  // not a path: verbatim, as printenv shows it
+  }
 }

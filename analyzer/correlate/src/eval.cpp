@@ -970,12 +970,22 @@ Result Evaluator::eval(const Node& n, const std::vector<Env>& in) {
       break;
     }
     case Node::Type::not_: {
-      Result cr = eval(n.children.front(), in);
-      r.matched = !cr.matched;
+      // Per environment: the items bound so far for which the child does not hold go on (a
+      // join: `not: {fact: 'fs.{listed.star}/{rec.file}'}` keeps the RECORD entries whose file
+      // the listing lacks, not "none of them, since one file is there").
+      std::vector<Env> keep;
+      if (in.size() <= 1) {
+        r.matched = !eval(n.children.front(), in).matched;
+        if (r.matched) keep = in;
+      } else {
+        for (const auto& e : in)
+          if (!eval(n.children.front(), std::vector<Env>{e}).matched) keep.push_back(e);
+        r.matched = !keep.empty();
+      }
       r.max = n.weight;
       r.score = r.matched ? n.weight : 0;
       if (r.matched)
-        r.envs = in;
+        r.envs = std::move(keep);
       else
         r.missing.push_back(n.label.empty() ? "absence of: " + describe(n.children.front())
                                             : n.label);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "faultline/core/text.hpp"
+#include "faultline/parse/ns_listing.hpp"
 
 namespace faultline::parse {
 
@@ -260,6 +261,32 @@ void CompositeParser::decide(parse::Sink& sink) {
   decided_ = true;
   const std::string title = expanded_title();
   const std::string p = title.empty() ? path_ : section_path(dir_, title);
+  // A listing typed through a container runtime (`docker exec C ls -la DIR`, `docker run --rm
+  // IMAGE ls DIR`): the inner listing, its facts named under the namespace it describes
+  // (ns_listing.hpp)
+  if (auto ns = title.empty() ? std::nullopt : namespaced_listing(title)) {
+    kind_ = "ls_listing";
+    sub_ = prefixed_parser(parse::make_parser(kind_, p), "ns." + ns->scope + ".");
+    if (sub_) {
+      sub_->line("$ " + ns->inner, title_ctx_, sink);
+      size_t start = 0;
+      for (const auto& [end, ctx] : lines_) {
+        sub_->line(std::string_view(buf_).substr(start, end - 1 - start), ctx, sink);
+        start = end;
+      }
+    }
+  } else {
+    decide_kind(p, title, sink);
+  }
+  run_container_shapes(p, title, sink);
+  remember_release();
+  buf_.clear();
+  lines_.clear();
+}
+
+// The section's kind from its path and first lines, and its parser fed what it has buffered.
+void CompositeParser::decide_kind(const std::string& p, const std::string& title,
+                                  parse::Sink& sink) {
   const auto usable = [](const std::string& k) {
     return k != "text" && k != "binary" && k != "composite";
   };
@@ -288,9 +315,13 @@ void CompositeParser::decide(parse::Sink& sink) {
       start = end;
     }
   }
-  // `docker run -v …` / `singularity exec --bind …` typed at a prompt: the command itself states
-  // the container's binds, whatever its output is (the fact shapes of the pseudo-kind
-  // `container_run`, rules/facts/container.yaml)
+}
+
+// `docker run -v …` / `singularity exec --bind …` typed at a prompt: the command itself states
+// the container's binds, whatever its output is (the fact shapes of the pseudo-kind
+// `container_run`, rules/facts/container.yaml)
+void CompositeParser::run_container_shapes(const std::string& p, const std::string& title,
+                                           parse::Sink& sink) {
   {
     const auto tw0 = text::split_ws(title);
     size_t k = 0;
@@ -303,7 +334,10 @@ void CompositeParser::decide(parse::Sink& sink) {
       }
     }
   }
-  // the running kernel, remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
+}
+
+// the running kernel, remembered for later `ls -l /lib/modules/$(uname -r)/...` commands
+void CompositeParser::remember_release() {
   const auto tw = text::split_ws(title_);
   if (tw.size() == 2 && tw[0] == "uname" && (tw[1] == "-r" || tw[1] == "-a")) {
     const auto w = text::split_ws(std::string_view(buf_).substr(0, buf_.find('\n')));
@@ -312,8 +346,6 @@ void CompositeParser::decide(parse::Sink& sink) {
         w[i].find('.') != std::string_view::npos)
       kernel_release_ = std::string(w[i]);
   }
-  buf_.clear();
-  lines_.clear();
 }
 
 void CompositeParser::note_cd(std::string_view title) {

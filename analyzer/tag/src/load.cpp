@@ -27,7 +27,8 @@ const std::vector<std::string_view>& known_kinds() {
       "dkms_status", "shell_history",
       // kinds read by fact shapes (rules/facts, docs/facts.md "Fact shapes")
       "dockerfile", "container_inspect", "ps_list", "dpkg_status", "pip_dist_info",
-      "version_banner", "stat", "autofs_map", "env_file", "device_vmcore", "config_dump"};
+      "version_banner", "stat", "autofs_map", "env_file", "device_vmcore", "config_dump",
+      "env_report", "model_config"};
   return kinds;
 }
 

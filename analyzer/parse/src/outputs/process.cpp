@@ -352,6 +352,12 @@ class EnvironParser final : public OutputParser {
       } else {
         // printenv / env print the value verbatim, leading spaces included
         v = s.substr(static_cast<size_t>(t.data() - s.data()) + eq + 1);
+        // an environment file (`KEY="/path"`, `KEY='/a:/b'`: systemd EnvironmentFile=, compose
+        // env files) read under an environ name: the launcher strips the quotes, so does this for
+        // paths and path lists (a value printenv shows quoted, like a PS1, stays verbatim)
+        if (v.size() >= 3 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front() &&
+            v[1] == '/' && v.substr(1, v.size() - 2).find(v.front()) == std::string_view::npos)
+          v = v.substr(1, v.size() - 2);
       }
       var(t.substr(0, eq), v, ctx, sink);
       return;

@@ -43,6 +43,9 @@ class CompositeParser final : public parse::Parser {
  private:
   void start_section(std::string title, const parse::LineCtx& ctx);
   void decide(parse::Sink& sink);
+  void decide_kind(const std::string& p, const std::string& title, parse::Sink& sink);
+  void run_container_shapes(const std::string& p, const std::string& title, parse::Sink& sink);
+  void remember_release();
   void flush(parse::Sink& sink);
   void finish_held(parse::Sink& sink);
   void note_cd(std::string_view title);                  // follows `cd DIR` commands
