@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "faultline/app/app.hpp"
+#include "faultline/core/progress.hpp"
 
 namespace faultline::cli {
 
@@ -24,6 +25,17 @@ class InputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// -q/--quiet, --progress, --no-progress of the commands that read bundles (analyze, fleet, diff,
+// similar). The progress line shows when stderr is a terminal; --progress shows it elsewhere too
+// (a line per update, for a pipe or a log); --no-progress and -q never.
+struct Verbosity {
+  bool quiet = false;
+  bool progress = false;
+  bool no_progress = false;
+};
+void add_verbosity_options(CLI::App& cmd, Verbosity& v, const char* quiet_help);
+progress::Mode progress_mode(const Verbosity& v);
 
 struct CommonOptions {
   std::vector<std::string> rule_dirs;
@@ -44,7 +56,7 @@ struct AnalyzeArgs {
   bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
   bool keep_raw = false;
   bool stats = false;
-  bool quiet = false;
+  Verbosity verbosity;  // -q, --progress, --no-progress
   bool no_report = false;
   uint32_t max_depth = 4;
   uint64_t max_members = 500'000;
@@ -66,8 +78,8 @@ struct FleetArgs {
   bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
   unsigned jobs = 0;
   bool stats = false;
-  bool quiet = false;
-  bool diff = false;  // --diff: per node, the compared facts where it differs from the job
+  Verbosity verbosity;  // -q, --progress, --no-progress
+  bool diff = false;    // --diff: per node, the compared facts where it differs from the job
 };
 
 struct ReportArgs {

@@ -1,5 +1,4 @@
 // `faultline fleet BUNDLE_OR_DIR...`: the node bundles (or node databases) of one job together.
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -30,8 +29,8 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
   cmd.add_flag("--summary", a.summary, kSummaryHelp);
   add_filter_options(cmd, a.suppress, a.min_severity);
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
-  cmd.add_flag("-q,--quiet", a.quiet,
-               "No progress on stderr (skipped bundles and errors are still printed)");
+  add_verbosity_options(cmd, a.verbosity,
+                        "No progress on stderr (skipped bundles and errors are still printed)");
   cmd.add_flag("--diff", a.diff,
                "Add, per node, the compared facts where it differs from the job's majority "
                "(docs/compare.md)");
@@ -46,7 +45,7 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   const report::Filter* fp = filter ? &*filter : nullptr;
   check_output(a.output);
   app::Options o = app_options(c);
-  o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  o.progress = progress_mode(a.verbosity);
   o.stats = a.stats;
   std::vector<fs::path> inputs;
   for (const auto& i : a.inputs) {
@@ -118,7 +117,7 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
     return 3;
   }
   write_output(a.output, text);
-  if (!a.quiet) note_untimed(notes);
+  if (!a.verbosity.quiet) note_untimed(notes);
   if (!correlated) return 3;
   // as analyze (docs/report.md "Completeness"): bundles of which nothing was recognised are no
   // healthy nodes; when none of them was recognised, the fleet's input is unreadable (exit 3)

@@ -192,6 +192,21 @@ void check_output_db(const std::string& path) {
   }
 }
 
+void add_verbosity_options(CLI::App& cmd, Verbosity& v, const char* quiet_help) {
+  auto* quiet = cmd.add_flag("-q,--quiet", v.quiet, quiet_help);
+  auto* on = cmd.add_flag("--progress", v.progress,
+                          "Show the progress on stderr even when it is not a terminal, a line per "
+                          "update (default: on a terminal only)");
+  auto* off = cmd.add_flag("--no-progress", v.no_progress, "No progress on stderr");
+  on->excludes(quiet)->excludes(off);
+}
+
+progress::Mode progress_mode(const Verbosity& v) {
+  if (v.quiet || v.no_progress) return progress::Mode::off;
+  if (isatty(STDERR_FILENO) != 0) return progress::Mode::terminal;
+  return v.progress ? progress::Mode::lines : progress::Mode::off;
+}
+
 void add_common(CLI::App& cmd, CommonOptions& c) {
   cmd.add_option("--rules", c.rule_dirs,
                  "Extra rules directory (signatures/, diagnoses/, compat/, classify/); its files "
