@@ -97,13 +97,10 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
                  "faultline analyze -)")
       ->required();
   cmd.add_option("--db", a.db, "Keep the analysis in this SQLite file (default: a temporary file)");
-  cmd.add_option("--format", a.format, kFormatHelp);
-  cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
-  cmd.add_option("--fail-on", a.fail_on,
-                 "Exit 1 when a finding has this severity or higher: info, warning, error, "
-                 "critical; or incomplete: when the load lost part of the bundle (default: none)");
-  cmd.add_flag("--summary", a.summary, kSummaryHelp);
-  add_filter_options(cmd, a.suppress, a.min_severity);
+  add_report_output(cmd, a.out,
+                    "Exit 1 when a finding has this severity or higher: info, warning, error, "
+                    "critical; or incomplete: when the load lost part of the bundle (default: "
+                    "none)");
   cmd.add_flag("--keep-raw", a.keep_raw,
                "Store the full text of every file, zstd-compressed (about halves throughput)");
   cmd.add_flag("--stats", a.stats, "Print per-stage times, bytes, rows and peak memory to stderr");
@@ -127,14 +124,10 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
 }
 
 int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
-  const auto fmt = format_or_throw(a.format);
-  const auto fail_on = finding_severity(a.fail_on);
-  check_summary(a.summary, fmt);
-  const auto filter = make_filter(a.suppress, a.min_severity);
-  const report::Filter* fp = filter ? &*filter : nullptr;
+  const CheckedOutput co = check_report_output(a.out);
+  const report::Filter* fp = co.fp();
   if (a.no_report && a.db.empty())
     throw UsageError("--no-report needs --db (where the analysis goes)");
-  check_output(a.output);
   app::Options o = app_options(c);
   o.keep_raw = a.keep_raw;
   o.stats = a.stats;
@@ -170,9 +163,10 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
               << " ingest warning(s): see the report's warnings section\n";
   if (!a.no_report) {
     report::RenderNotes notes;
-    write_output(a.output,
-                 a.summary ? report::render_bundle_summary(db->handle(), out.bundle_id, fp)
-                           : report::render_bundle(db->handle(), out.bundle_id, fmt, &notes, fp));
+    write_output(a.out.output,
+                 a.out.summary
+                     ? report::render_bundle_summary(db->handle(), out.bundle_id, fp)
+                     : report::render_bundle(db->handle(), out.bundle_id, co.fmt, &notes, fp));
     if (!a.verbosity.quiet) note_untimed(notes);
   }
   // nothing of it was an Ascend or host log: not a healthy node (docs/report.md "Completeness")
@@ -180,9 +174,10 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
     std::cerr << "faultline: " << a.bundle << ": " << none << "\n";
     return 3;
   }
-  if (a.fail_on == "incomplete" && !report::incomplete_load(db->handle(), out.bundle_id).empty())
+  if (a.out.fail_on == "incomplete" &&
+      !report::incomplete_load(db->handle(), out.bundle_id).empty())
     return 1;
-  if (fail_on && fails(db->handle(), {out.bundle_id}, *fail_on, filter)) return 1;
+  if (co.fail_on && fails(db->handle(), {out.bundle_id}, *co.fail_on, co.filter)) return 1;
   return 0;
 }
 

@@ -37,6 +37,17 @@ struct Verbosity {
 void add_verbosity_options(CLI::App& cmd, Verbosity& v, const char* quiet_help);
 progress::Mode progress_mode(const Verbosity& v);
 
+// The report options of analyze and fleet: --format, -o, --fail-on, --summary, --suppress,
+// --min-severity (add_report_output, check_report_output in shared.hpp).
+struct ReportOutput {
+  std::string format = "md";
+  std::string output;
+  std::string fail_on;
+  bool summary = false;      // --summary: the ticket view (docs/report.md "Summary")
+  std::string suppress;      // --suppress FILE (docs/suppress.md)
+  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
+};
+
 struct CommonOptions {
   std::vector<std::string> rule_dirs;
   std::string cache_dir;
@@ -46,14 +57,9 @@ struct CommonOptions {
 };
 
 struct AnalyzeArgs {
-  std::string suppress;      // --suppress FILE (docs/suppress.md)
-  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::string bundle;
   std::string db;
-  std::string format = "md";
-  std::string output;
-  std::string fail_on;
-  bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
+  ReportOutput out;
   bool keep_raw = false;
   bool stats = false;
   Verbosity verbosity;  // -q, --progress, --no-progress
@@ -68,14 +74,9 @@ struct AnalyzeArgs {
 };
 
 struct FleetArgs {
-  std::string suppress;      // --suppress FILE (docs/suppress.md)
-  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::vector<std::string> inputs;
   std::string db;
-  std::string format = "md";
-  std::string output;
-  std::string fail_on;
-  bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
+  ReportOutput out;
   unsigned jobs = 0;
   bool stats = false;
   Verbosity verbosity;  // -q, --progress, --no-progress

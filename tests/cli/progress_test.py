@@ -15,13 +15,12 @@ Usage: progress_test.py FAULTLINE SAMPLES_DIR
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill_test import SAMPLE, make_bundle  # noqa: E402  (the same generated bundle)
+from kill_test import SAMPLE, make_bundle, run  # noqa: E402  (the same generated bundle)
 
 SIZE = r"(\d+(?:\.\d+)?) (KB|MB|GB)"
 BUNDLE_LINE = re.compile(
@@ -41,10 +40,6 @@ def size_text(n):
     if n < 1e9:
         return f"{n / 1e6:.1f} MB"
     return f"{n / 1e9:.2f} GB"
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
 def check_bundle_lines(where, err, total_bytes, failures):
@@ -78,6 +73,88 @@ def check_bundle_lines(where, err, total_bytes, failures):
     return len(lines)
 
 
+def checks(fl, samples, node_dir, fleet_dir, work):
+    """Every check; returns the failures."""
+    failures = []
+    bundle = os.path.join(work, "medium.tar.gz")
+    make_bundle(samples, bundle, 12)
+    size = os.path.getsize(bundle)
+    common = ["--no-kb", "--cache-dir", os.path.join(work, "cache")]
+
+    # a tar.gz into a pipe with --progress; the report on stdout stays the report
+    r = run([fl, "analyze", bundle, "--progress", "--format", "json"] + common)
+    if r.returncode != 0:
+        failures.append(f"analyze --progress: exit {r.returncode}: {r.stderr[-300:]}")
+    else:
+        try:
+            json.loads(r.stdout)
+        except ValueError as e:
+            failures.append(f"analyze --progress: stdout is not the json report: {e}")
+        n = check_bundle_lines("tar.gz", r.stderr, size, failures)
+        print(f"progress_test: tar.gz of {size} bytes: {n} progress line(s)")
+
+    # a directory: the total is the sum of its files' sizes
+    dir_total = sum(os.path.getsize(os.path.join(d, f))
+                    for d, _, fs in os.walk(node_dir) for f in fs
+                    if os.path.isfile(os.path.join(d, f)) and
+                    not os.path.islink(os.path.join(d, f)))
+    r = run([fl, "analyze", node_dir, "--progress", "-o", os.devnull] + common)
+    if r.returncode != 0:
+        failures.append(f"analyze DIR --progress: exit {r.returncode}: {r.stderr[-300:]}")
+    else:
+        check_bundle_lines("directory", r.stderr, dir_total, failures)
+
+    # standard input: the bytes taken, then the walk of what was taken
+    with open(bundle, "rb") as f:
+        r = run([fl, "analyze", "-", "--progress", "-o", os.devnull] + common, stdin=f)
+    if r.returncode != 0:
+        failures.append(f"analyze - --progress: exit {r.returncode}: {r.stderr[-300:]}")
+    else:
+        taken = [l for l in r.stderr.splitlines() if STDIN_LINE.match(l)]
+        if not taken or taken[-1] != f"faultline: {size_text(size)} from standard input":
+            failures.append(f"analyze -: no final 'from standard input' line: "
+                            f"{r.stderr[:300]!r}")
+        rest = r.stderr.splitlines()
+        rest = "\n".join(rest[rest.index(taken[-1]) + 1:]) if taken else r.stderr
+        check_bundle_lines("stdin", rest, size, failures)
+
+    # without --progress, with --no-progress, with -q: nothing on a pipe
+    for extra in ([], ["--no-progress"], ["-q"]):
+        r = run([fl, "analyze", bundle, "-o", os.devnull] + extra + common)
+        shown = [l for l in r.stderr.splitlines() if BUNDLE_LINE.match(l)]
+        if r.returncode != 0 or shown or "\r" in r.stderr:
+            failures.append(f"analyze {' '.join(extra) or '(no flag)'} into a pipe: exit "
+                            f"{r.returncode}, progress shown: {r.stderr[:300]!r}")
+    r = run([fl, "analyze", bundle, "--progress", "-q"] + common)
+    if r.returncode != 2 or not r.stderr.startswith("faultline: ") or "--quiet" not in r.stderr:
+        failures.append(f"--progress -q: exit {r.returncode}, {r.stderr[:200]!r} (want a "
+                        f"usage error naming --quiet)")
+
+    # fleet: bundles done of all, the last line all of them
+    nodes = len([d for d in os.listdir(fleet_dir)
+                 if os.path.isdir(os.path.join(fleet_dir, d))])
+    r = run([fl, "fleet", fleet_dir, "-j", "2", "--progress", "-o", os.devnull] + common)
+    if r.returncode != 0:
+        failures.append(f"fleet --progress: exit {r.returncode}: {r.stderr[-300:]}")
+    else:
+        lines = [l for l in r.stderr.splitlines() if l.startswith("faultline fleet: ")]
+        done = -1
+        for l in lines:
+            m = FLEET_LINE.match(l)
+            if not m or int(m.group(2)) != nodes or int(m.group(1)) < done:
+                failures.append(f"fleet: not a progress line of {nodes} bundles: {l!r}")
+                continue
+            done = int(m.group(1))
+        if not lines or not lines[-1].startswith(f"faultline fleet: {nodes}/{nodes} "
+                                                 f"bundles (100%)"):
+            failures.append(f"fleet: the last line is not all bundles: {lines[-1:]}")
+    r = run([fl, "fleet", fleet_dir, "-j", "2", "-o", os.devnull] + common)
+    if r.returncode != 0 or "faultline fleet: " in r.stderr or "\r" in r.stderr:
+        failures.append(f"fleet into a pipe without --progress: exit {r.returncode}, "
+                        f"{r.stderr[:300]!r}")
+    return failures
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -85,90 +162,11 @@ def main():
     fl, samples = sys.argv[1], sys.argv[2]
     node_dir = os.path.join(samples, SAMPLE)
     fleet_dir = os.path.join(samples, "fleet-hccl-cascade")
-    if not os.path.isdir(node_dir) or not os.path.isdir(fleet_dir):
+    if not (os.path.isdir(node_dir) and os.path.isdir(fleet_dir)):
         print(f"progress_test: SKIP: {SAMPLE} or fleet-hccl-cascade not in {samples}")
         return 77
-    work = tempfile.mkdtemp(prefix="faultline-progress-")
-    failures = []
-    try:
-        bundle = os.path.join(work, "medium.tar.gz")
-        make_bundle(samples, bundle, 12)
-        size = os.path.getsize(bundle)
-        common = ["--no-kb", "--cache-dir", os.path.join(work, "cache")]
-
-        # a tar.gz into a pipe with --progress; the report on stdout stays the report
-        r = run([fl, "analyze", bundle, "--progress", "--format", "json"] + common)
-        if r.returncode != 0:
-            failures.append(f"analyze --progress: exit {r.returncode}: {r.stderr[-300:]}")
-        else:
-            try:
-                json.loads(r.stdout)
-            except ValueError as e:
-                failures.append(f"analyze --progress: stdout is not the json report: {e}")
-            n = check_bundle_lines("tar.gz", r.stderr, size, failures)
-            print(f"progress_test: tar.gz of {size} bytes: {n} progress line(s)")
-
-        # a directory: the total is the sum of its files' sizes
-        dir_total = sum(os.path.getsize(os.path.join(d, f))
-                        for d, _, fs in os.walk(node_dir) for f in fs
-                        if os.path.isfile(os.path.join(d, f)) and
-                        not os.path.islink(os.path.join(d, f)))
-        r = run([fl, "analyze", node_dir, "--progress", "-o", os.devnull] + common)
-        if r.returncode != 0:
-            failures.append(f"analyze DIR --progress: exit {r.returncode}: {r.stderr[-300:]}")
-        else:
-            check_bundle_lines("directory", r.stderr, dir_total, failures)
-
-        # standard input: the bytes taken, then the walk of what was taken
-        with open(bundle, "rb") as f:
-            r = run([fl, "analyze", "-", "--progress", "-o", os.devnull] + common, stdin=f)
-        if r.returncode != 0:
-            failures.append(f"analyze - --progress: exit {r.returncode}: {r.stderr[-300:]}")
-        else:
-            taken = [l for l in r.stderr.splitlines() if STDIN_LINE.match(l)]
-            if not taken or taken[-1] != f"faultline: {size_text(size)} from standard input":
-                failures.append(f"analyze -: no final 'from standard input' line: "
-                                f"{r.stderr[:300]!r}")
-            rest = r.stderr.splitlines()
-            rest = "\n".join(rest[rest.index(taken[-1]) + 1:]) if taken else r.stderr
-            check_bundle_lines("stdin", rest, size, failures)
-
-        # without --progress, with --no-progress, with -q: nothing on a pipe
-        for extra in ([], ["--no-progress"], ["-q"]):
-            r = run([fl, "analyze", bundle, "-o", os.devnull] + extra + common)
-            shown = [l for l in r.stderr.splitlines() if BUNDLE_LINE.match(l)]
-            if r.returncode != 0 or shown or "\r" in r.stderr:
-                failures.append(f"analyze {' '.join(extra) or '(no flag)'} into a pipe: exit "
-                                f"{r.returncode}, progress shown: {r.stderr[:300]!r}")
-        r = run([fl, "analyze", bundle, "--progress", "-q"] + common)
-        if r.returncode != 2 or not r.stderr.startswith("faultline: ") or "--quiet" not in r.stderr:
-            failures.append(f"--progress -q: exit {r.returncode}, {r.stderr[:200]!r} (want a "
-                            f"usage error naming --quiet)")
-
-        # fleet: bundles done of all, the last line all of them
-        nodes = len([d for d in os.listdir(fleet_dir)
-                     if os.path.isdir(os.path.join(fleet_dir, d))])
-        r = run([fl, "fleet", fleet_dir, "-j", "2", "--progress", "-o", os.devnull] + common)
-        if r.returncode != 0:
-            failures.append(f"fleet --progress: exit {r.returncode}: {r.stderr[-300:]}")
-        else:
-            lines = [l for l in r.stderr.splitlines() if l.startswith("faultline fleet: ")]
-            done = -1
-            for l in lines:
-                m = FLEET_LINE.match(l)
-                if not m or int(m.group(2)) != nodes or int(m.group(1)) < done:
-                    failures.append(f"fleet: not a progress line of {nodes} bundles: {l!r}")
-                    continue
-                done = int(m.group(1))
-            if not lines or not lines[-1].startswith(f"faultline fleet: {nodes}/{nodes} "
-                                                     f"bundles (100%)"):
-                failures.append(f"fleet: the last line is not all bundles: {lines[-1:]}")
-        r = run([fl, "fleet", fleet_dir, "-j", "2", "-o", os.devnull] + common)
-        if r.returncode != 0 or "faultline fleet: " in r.stderr or "\r" in r.stderr:
-            failures.append(f"fleet into a pipe without --progress: exit {r.returncode}, "
-                            f"{r.stderr[:300]!r}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="faultline-progress-") as work:
+        failures = checks(fl, samples, node_dir, fleet_dir, work)
     for f in failures:
         print(f"progress_test: FAIL: {f}")
     if failures:
