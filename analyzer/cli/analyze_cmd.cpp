@@ -26,7 +26,7 @@ namespace {
 // (--max-total-size) are taken; the file and its directory are removed at the end.
 class StdinBundle {
  public:
-  explicit StdinBundle(uint64_t max_bytes) {
+  StdinBundle(uint64_t max_bytes, progress::Mode shown) {
     if (::isatty(STDIN_FILENO) != 0)
       throw UsageError(
           "-: standard input is a terminal; pipe a bundle into it, e.g. ssh node 'tar -C "
@@ -43,6 +43,8 @@ class StdinBundle {
     if (fd < 0) throw std::runtime_error(path_.string() + ": " + std::strerror(errno));
     std::vector<char> block(1U << 20);
     uint64_t total = 0;
+    progress::Line line(shown, "faultline: ");
+    auto text = [&] { return progress::size_text(total) + " from standard input"; };
     std::string error;
     for (;;) {
       const ssize_t n = ::read(STDIN_FILENO, block.data(), block.size());
@@ -53,6 +55,7 @@ class StdinBundle {
       }
       if (n == 0) break;
       total += static_cast<uint64_t>(n);
+      if (line.due()) line.draw(text());
       if (total > max_bytes) {
         error = "standard input holds more than " + std::to_string(max_bytes) +
                 " bytes (--max-total-size); save the bundle to a file first";
@@ -71,6 +74,7 @@ class StdinBundle {
     }
     ::close(fd);
     if (!error.empty()) throw InputError("-: " + error);
+    line.finish(text());
   }
   ~StdinBundle() {
     std::error_code ec;
@@ -93,17 +97,14 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
                  "faultline analyze -)")
       ->required();
   cmd.add_option("--db", a.db, "Keep the analysis in this SQLite file (default: a temporary file)");
-  cmd.add_option("--format", a.format, kFormatHelp);
-  cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
-  cmd.add_option("--fail-on", a.fail_on,
-                 "Exit 1 when a finding has this severity or higher: info, warning, error, "
-                 "critical; or incomplete: when the load lost part of the bundle (default: none)");
-  cmd.add_flag("--summary", a.summary, kSummaryHelp);
-  add_filter_options(cmd, a.suppress, a.min_severity);
+  add_report_output(cmd, a.out,
+                    "Exit 1 when a finding has this severity or higher: info, warning, error, "
+                    "critical; or incomplete: when the load lost part of the bundle (default: "
+                    "none)");
   cmd.add_flag("--keep-raw", a.keep_raw,
                "Store the full text of every file, zstd-compressed (about halves throughput)");
   cmd.add_flag("--stats", a.stats, "Print per-stage times, bytes, rows and peak memory to stderr");
-  cmd.add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  add_verbosity_options(cmd, a.verbosity, "No progress and no notes on stderr (errors still)");
   cmd.add_flag("--no-report", a.no_report,
                "Only fill the --db database, render no report (`faultline report` can later)");
   cmd.add_option("--max-depth", a.max_depth, "Archives nested in archives, at most (default 4)");
@@ -123,18 +124,14 @@ void add_analyze_options(CLI::App& cmd, AnalyzeArgs& a, CommonOptions& c) {
 }
 
 int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
-  const auto fmt = format_or_throw(a.format);
-  const auto fail_on = finding_severity(a.fail_on);
-  check_summary(a.summary, fmt);
-  const auto filter = make_filter(a.suppress, a.min_severity);
-  const report::Filter* fp = filter ? &*filter : nullptr;
+  const CheckedOutput co = check_report_output(a.out);
+  const report::Filter* fp = co.fp();
   if (a.no_report && a.db.empty())
     throw UsageError("--no-report needs --db (where the analysis goes)");
-  check_output(a.output);
   app::Options o = app_options(c);
   o.keep_raw = a.keep_raw;
   o.stats = a.stats;
-  o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  o.progress = progress_mode(a.verbosity);
   o.limits.max_depth = a.max_depth;
   o.limits.max_members = a.max_members;
   o.limits.max_member_bytes = parse_size(a.max_member_size, "--max-member-size");
@@ -145,7 +142,7 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
   o.small_member_bytes = parse_size(a.small_member_size, "--small-file-size");
 
   std::unique_ptr<StdinBundle> piped;
-  if (a.bundle == "-") piped = std::make_unique<StdinBundle>(o.limits.max_total_bytes);
+  if (a.bundle == "-") piped = std::make_unique<StdinBundle>(o.limits.max_total_bytes, o.progress);
   DbFile dbf(a.db);
   auto db = store::Db::open(dbf.path(), dbf.durability());
   const app::Outcome out = app::analyze(*db, piped ? piped->path() : fs::path(a.bundle), o);
@@ -161,24 +158,26 @@ int run_analyze(const AnalyzeArgs& a, const CommonOptions& c) {
     std::cerr << "faultline: " << error << "\n";
     return out.exit_code;
   }
-  if (out.ingest.warnings > 0 && !a.quiet)
+  if (out.ingest.warnings > 0 && !a.verbosity.quiet)
     std::cerr << "faultline: " << out.ingest.warnings
               << " ingest warning(s): see the report's warnings section\n";
   if (!a.no_report) {
     report::RenderNotes notes;
-    write_output(a.output,
-                 a.summary ? report::render_bundle_summary(db->handle(), out.bundle_id, fp)
-                           : report::render_bundle(db->handle(), out.bundle_id, fmt, &notes, fp));
-    if (!a.quiet) note_untimed(notes);
+    write_output(a.out.output,
+                 a.out.summary
+                     ? report::render_bundle_summary(db->handle(), out.bundle_id, fp)
+                     : report::render_bundle(db->handle(), out.bundle_id, co.fmt, &notes, fp));
+    if (!a.verbosity.quiet) note_untimed(notes);
   }
   // nothing of it was an Ascend or host log: not a healthy node (docs/report.md "Completeness")
   if (const auto none = report::nothing_recognised(db->handle(), out.bundle_id); !none.empty()) {
     std::cerr << "faultline: " << a.bundle << ": " << none << "\n";
     return 3;
   }
-  if (a.fail_on == "incomplete" && !report::incomplete_load(db->handle(), out.bundle_id).empty())
+  if (a.out.fail_on == "incomplete" &&
+      !report::incomplete_load(db->handle(), out.bundle_id).empty())
     return 1;
-  if (fail_on && fails(db->handle(), {out.bundle_id}, *fail_on, filter)) return 1;
+  if (co.fail_on && fails(db->handle(), {out.bundle_id}, *co.fail_on, co.filter)) return 1;
   return 0;
 }
 

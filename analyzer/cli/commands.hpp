@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "faultline/app/app.hpp"
+#include "faultline/core/progress.hpp"
 
 namespace faultline::cli {
 
@@ -25,6 +26,28 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// -q/--quiet, --progress, --no-progress of the commands that read bundles (analyze, fleet, diff,
+// similar). The progress line shows when stderr is a terminal; --progress shows it elsewhere too
+// (a line per update, for a pipe or a log); --no-progress and -q never.
+struct Verbosity {
+  bool quiet = false;
+  bool progress = false;
+  bool no_progress = false;
+};
+void add_verbosity_options(CLI::App& cmd, Verbosity& v, const char* quiet_help);
+progress::Mode progress_mode(const Verbosity& v);
+
+// The report options of analyze and fleet: --format, -o, --fail-on, --summary, --suppress,
+// --min-severity (add_report_output, check_report_output in shared.hpp).
+struct ReportOutput {
+  std::string format = "md";
+  std::string output;
+  std::string fail_on;
+  bool summary = false;      // --summary: the ticket view (docs/report.md "Summary")
+  std::string suppress;      // --suppress FILE (docs/suppress.md)
+  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
+};
+
 struct CommonOptions {
   std::vector<std::string> rule_dirs;
   std::string cache_dir;
@@ -34,17 +57,12 @@ struct CommonOptions {
 };
 
 struct AnalyzeArgs {
-  std::string suppress;      // --suppress FILE (docs/suppress.md)
-  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::string bundle;
   std::string db;
-  std::string format = "md";
-  std::string output;
-  std::string fail_on;
-  bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
+  ReportOutput out;
   bool keep_raw = false;
   bool stats = false;
-  bool quiet = false;
+  Verbosity verbosity;  // -q, --progress, --no-progress
   bool no_report = false;
   uint32_t max_depth = 4;
   uint64_t max_members = 500'000;
@@ -56,18 +74,13 @@ struct AnalyzeArgs {
 };
 
 struct FleetArgs {
-  std::string suppress;      // --suppress FILE (docs/suppress.md)
-  std::string min_severity;  // --min-severity LEVEL: evidence and fault lists
   std::vector<std::string> inputs;
   std::string db;
-  std::string format = "md";
-  std::string output;
-  std::string fail_on;
-  bool summary = false;  // --summary: the ticket view (docs/report.md "Summary")
+  ReportOutput out;
   unsigned jobs = 0;
   bool stats = false;
-  bool quiet = false;
-  bool diff = false;  // --diff: per node, the compared facts where it differs from the job
+  Verbosity verbosity;  // -q, --progress, --no-progress
+  bool diff = false;    // --diff: per node, the compared facts where it differs from the job
 };
 
 struct ReportArgs {

@@ -1,7 +1,5 @@
 #include "diff_cmd.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 
@@ -25,7 +23,7 @@ void add_diff_options(CLI::App& cmd, DiffArgs& a) {
                "Print only the verdict line and the number of changed facts per group");
   cmd.add_flag("--fail-on-change", a.fail_on_change,
                "Exit 1 when there is a meaningful change (for scripts)");
-  cmd.add_flag("-q,--quiet", a.quiet, "No progress or warnings on stderr");
+  add_verbosity_options(cmd, a.verbosity, "No progress on stderr");
   cmd.add_option("--rules", a.rule_dirs,
                  "Extra rules directory (compare/, signatures/, ...); its files override the "
                  "built-in ones with the same path. Repeatable.")
@@ -56,7 +54,7 @@ int run_diff(const DiffArgs& a) {
     o.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
   o.kb_file = a.kb;
   o.no_kb = a.no_kb;
-  o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  o.progress = progress_mode(a.verbosity);
   const auto out = app::diff(a.good, a.bad, o);
   if (out.exit_code != 0) {
     std::cerr << "faultline diff: " << out.error << "\n";
@@ -76,7 +74,7 @@ void add_similar_options(CLI::App& cmd, SimilarArgs& a) {
   cmd.add_option("--top", a.top, "How many to list (default 5)");
   cmd.add_option("--format", a.format, "Output format: md (default), json, html");
   cmd.add_option("-o,--output", a.output, "Write the report to FILE (default: stdout)");
-  cmd.add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  add_verbosity_options(cmd, a.verbosity, "No progress on stderr");
   cmd.add_option("--rules", a.rule_dirs, "Extra rules directory. Repeatable.")
       ->check(CLI::ExistingDirectory)
       ->allow_extra_args(false);
@@ -93,7 +91,7 @@ int run_similar(const SimilarArgs& a) {
   for (const auto& d : a.rule_dirs) o.rule_dirs.emplace_back(d);
   if (!a.no_cache)
     o.cache_dir = a.cache_dir.empty() ? app::default_cache_dir() : fs::path(a.cache_dir);
-  o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  o.progress = progress_mode(a.verbosity);
   const auto out = app::similar(a.bundle, a.db_dir, o, a.top);
   if (out.exit_code != 0) {
     std::cerr << "faultline similar: " << out.error << "\n";

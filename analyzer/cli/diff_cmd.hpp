@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "commands.hpp"
 #include "faultline/app/app.hpp"
 #include "faultline/report/report.hpp"
 
@@ -16,7 +17,7 @@ struct DiffArgs {
   std::string output;
   bool summary = false;
   bool fail_on_change = false;
-  bool quiet = false;
+  Verbosity verbosity;  // -q, --progress, --no-progress
   std::vector<std::string> rule_dirs;
   std::string cache_dir;
   bool no_cache = false;
@@ -31,7 +32,7 @@ int run_diff(const DiffArgs& a);
 struct SimilarArgs {
   std::string bundle, db_dir, format = "md", output;
   size_t top = 5;
-  bool quiet = false;
+  Verbosity verbosity;  // -q, --progress, --no-progress
   std::vector<std::string> rule_dirs;
   std::string cache_dir;
   bool no_cache = false;

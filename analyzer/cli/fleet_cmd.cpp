@@ -1,5 +1,4 @@
 // `faultline fleet BUNDLE_OR_DIR...`: the node bundles (or node databases) of one job together.
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -22,16 +21,12 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
       ->required();
   cmd.add_option("-j,--jobs", a.jobs, "Bundles analyzed in parallel (default: number of cores)");
   cmd.add_option("--db", a.db, "Keep the fleet analysis in this SQLite file");
-  cmd.add_option("--format", a.format, kFormatHelp);
-  cmd.add_option("-o,--output", a.output, "Write the report to this file instead of stdout");
-  cmd.add_option("--fail-on", a.fail_on,
-                 "Exit 1 when a finding has this severity or higher: info, warning, error, "
-                 "critical; or incomplete: when the load of a bundle lost part of it");
-  cmd.add_flag("--summary", a.summary, kSummaryHelp);
-  add_filter_options(cmd, a.suppress, a.min_severity);
+  add_report_output(cmd, a.out,
+                    "Exit 1 when a finding has this severity or higher: info, warning, error, "
+                    "critical; or incomplete: when the load of a bundle lost part of it");
   cmd.add_flag("--stats", a.stats, "Print per-stage statistics to stderr");
-  cmd.add_flag("-q,--quiet", a.quiet,
-               "No progress on stderr (skipped bundles and errors are still printed)");
+  add_verbosity_options(cmd, a.verbosity,
+                        "No progress on stderr (skipped bundles and errors are still printed)");
   cmd.add_flag("--diff", a.diff,
                "Add, per node, the compared facts where it differs from the job's majority "
                "(docs/compare.md)");
@@ -39,14 +34,11 @@ void add_fleet_options(CLI::App& cmd, FleetArgs& a, CommonOptions& c) {
 }
 
 int run_fleet(const FleetArgs& a, const CommonOptions& c) {
-  const auto fmt = format_or_throw(a.format);
-  const auto fail_on = finding_severity(a.fail_on);
-  check_summary(a.summary, fmt);
-  const auto filter = make_filter(a.suppress, a.min_severity);
-  const report::Filter* fp = filter ? &*filter : nullptr;
-  check_output(a.output);
+  const CheckedOutput co = check_report_output(a.out);
+  const report::Filter* fp = co.fp();
+  const report::Format fmt = co.fmt;
   app::Options o = app_options(c);
-  o.progress = !a.quiet && isatty(STDERR_FILENO) != 0;
+  o.progress = progress_mode(a.verbosity);
   o.stats = a.stats;
   std::vector<fs::path> inputs;
   for (const auto& i : a.inputs) {
@@ -109,16 +101,17 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
   std::string text;
   report::RenderNotes notes;
   try {
-    text = a.summary ? report::render_fleet_summary(db->handle(), out.bundle_ids, fp)
-                     : report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes, fp);
-    if (a.diff && !a.summary) text = with_fleet_diff(*db, out.bundle_ids, fmt, o, std::move(text));
+    text = a.out.summary ? report::render_fleet_summary(db->handle(), out.bundle_ids, fp)
+                         : report::render_fleet(db->handle(), out.bundle_ids, fmt, &notes, fp);
+    if (a.diff && !a.out.summary)
+      text = with_fleet_diff(*db, out.bundle_ids, fmt, o, std::move(text));
   } catch (const std::exception& e) {
     if (correlated) throw;
     std::cerr << "faultline fleet: the report cannot be rendered either: " << e.what() << "\n";
     return 3;
   }
-  write_output(a.output, text);
-  if (!a.quiet) note_untimed(notes);
+  write_output(a.out.output, text);
+  if (!a.verbosity.quiet) note_untimed(notes);
   if (!correlated) return 3;
   // as analyze (docs/report.md "Completeness"): bundles of which nothing was recognised are no
   // healthy nodes; when none of them was recognised, the fleet's input is unreadable (exit 3)
@@ -129,10 +122,10 @@ int run_fleet(const FleetArgs& a, const CommonOptions& c) {
       std::cerr << "faultline fleet: bundle " << id << ": " << n << "\n";
     }
   if (none > 0 && none == out.bundle_ids.size()) return 3;
-  if (a.fail_on == "incomplete")
+  if (a.out.fail_on == "incomplete")
     for (const auto id : out.bundle_ids)
       if (!report::incomplete_load(db->handle(), id).empty()) return 1;
-  if (fail_on && fails(db->handle(), out.bundle_ids, *fail_on, filter)) return 1;
+  if (co.fail_on && fails(db->handle(), out.bundle_ids, *co.fail_on, co.filter)) return 1;
   return 0;
 }
 

@@ -192,6 +192,39 @@ void check_output_db(const std::string& path) {
   }
 }
 
+void add_report_output(CLI::App& cmd, ReportOutput& r, const char* fail_on_help) {
+  cmd.add_option("--format", r.format, kFormatHelp);
+  cmd.add_option("-o,--output", r.output, "Write the report to this file instead of stdout");
+  cmd.add_option("--fail-on", r.fail_on, fail_on_help);
+  cmd.add_flag("--summary", r.summary, kSummaryHelp);
+  add_filter_options(cmd, r.suppress, r.min_severity);
+}
+
+CheckedOutput check_report_output(const ReportOutput& r) {
+  CheckedOutput c;
+  c.fmt = format_or_throw(r.format);
+  c.fail_on = finding_severity(r.fail_on);
+  check_summary(r.summary, c.fmt);
+  c.filter = make_filter(r.suppress, r.min_severity);
+  check_output(r.output);
+  return c;
+}
+
+void add_verbosity_options(CLI::App& cmd, Verbosity& v, const char* quiet_help) {
+  auto* quiet = cmd.add_flag("-q,--quiet", v.quiet, quiet_help);
+  auto* on = cmd.add_flag("--progress", v.progress,
+                          "Show the progress on stderr even when it is not a terminal, a line per "
+                          "update (default: on a terminal only)");
+  auto* off = cmd.add_flag("--no-progress", v.no_progress, "No progress on stderr");
+  on->excludes(quiet)->excludes(off);
+}
+
+progress::Mode progress_mode(const Verbosity& v) {
+  if (v.quiet || v.no_progress) return progress::Mode::off;
+  if (isatty(STDERR_FILENO) != 0) return progress::Mode::terminal;
+  return v.progress ? progress::Mode::lines : progress::Mode::off;
+}
+
 void add_common(CLI::App& cmd, CommonOptions& c) {
   cmd.add_option("--rules", c.rule_dirs,
                  "Extra rules directory (signatures/, diagnoses/, compat/, classify/); its files "

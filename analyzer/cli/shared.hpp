@@ -58,6 +58,18 @@ void add_filter_options(CLI::App& cmd, std::string& suppress, std::string& min_s
 // The filter they give (nullopt: none); a bad file or level is a UsageError naming it.
 std::optional<report::Filter> make_filter(const std::string& suppress,
                                           const std::string& min_severity);
+// --format, -o, --fail-on (its help: fail_on_help), --summary, --suppress, --min-severity of
+// analyze and fleet, in this order.
+void add_report_output(CLI::App& cmd, ReportOutput& r, const char* fail_on_help);
+// Those options checked before a long analysis (a UsageError otherwise): the format, --fail-on,
+// --summary's format, the filter, -o's directory.
+struct CheckedOutput {
+  report::Format fmt = report::Format::md;
+  std::optional<Severity> fail_on;  // none, or "incomplete" (ReportOutput::fail_on)
+  std::optional<report::Filter> filter;
+  [[nodiscard]] const report::Filter* fp() const { return filter ? &*filter : nullptr; }
+};
+CheckedOutput check_report_output(const ReportOutput& r);
 // --fail-on's test: the highest severity among the findings the report shows.
 bool fails(sqlite3* db, const std::vector<int64_t>& bundles, Severity at,
            const std::optional<report::Filter>& filter);

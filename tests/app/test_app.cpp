@@ -183,7 +183,8 @@ int kill_during_ingest(const std::string& bin, const fs::path& bundle, const fs:
   bool progress = false;
   for (ssize_t n; !progress && (n = ::read(master, buf, sizeof buf)) > 0;) {
     seen.append(buf, static_cast<size_t>(n));
-    progress = seen.find(" files, ") != std::string::npos;
+    // "... (27%), 1 file" / "N files, ...": the line is drawn from the first member on
+    progress = seen.find(" file") != std::string::npos;
   }
   ::kill(pid, SIGKILL);
   int status = 0;

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
 
+#include "faultline/core/progress.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/core/time.hpp"
@@ -133,4 +136,91 @@ TEST_CASE("terminal_safe: no control sequence of a log line reaches a terminal (
   CHECK(text::terminal_safe("l1\n\tl2") == "l1\n\tl2");
   CHECK(text::terminal_safe("l1\nl2", false) == "l1\\x0al2");
   CHECK(text::terminal_safe("驱动升级后未重启 é ü | ` <b>") == "驱动升级后未重启 é ü | ` <b>");
+}
+
+namespace {
+// What a progress::Line wrote into a temporary file.
+std::string written(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string out;
+  char buf[256];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("progress texts: bytes of the total, files, rate and ETA; items of all") {
+  using namespace faultline::progress;
+  CHECK(size_text(0) == "0 KB");
+  CHECK(size_text(812'345) == "812 KB");
+  CHECK(size_text(12'345'678) == "12.3 MB");
+  CHECK(size_text(1'254'000'000) == "1.25 GB");
+  CHECK(duration_text(3.2) == "4 s");
+  CHECK(duration_text(125) == "2 min 05 s");
+  CHECK(duration_text(3725) == "1 h 02 min");
+  // the first moments: no rate yet
+  CHECK(bytes_text(1'000'000, 3'600'000, 1, 0.1) == "1.0 MB of 3.6 MB (27%), 1 file");
+  // 12 MB in 2 s of 48 MB: 6 MB/s, 36 MB left, 6 s
+  CHECK(bytes_text(12'000'000, 48'000'000, 1234, 2.0) ==
+        "12.0 MB of 48.0 MB (25%), 1234 files, 6.0 MB/s, ETA 6 s");
+  // rounded down: 100% only when everything is read, and no ETA then
+  CHECK(bytes_text(47'999'999, 48'000'000, 9, 2.0).find("(99%)") != std::string::npos);
+  CHECK(bytes_text(48'000'000, 48'000'000, 9, 2.0) ==
+        "48.0 MB of 48.0 MB (100%), 9 files, 24.0 MB/s");
+  // a pipe: no total, no percentage, no ETA
+  CHECK(bytes_text(5'000'000, 0, 3, 1.0) == "5.0 MB, 3 files, 5.0 MB/s");
+  CHECK(count_text(3, 8, "bundles", 0.2) == "3/8 bundles (37%)");
+  CHECK(count_text(3, 8, "bundles", 6.0) == "3/8 bundles (37%), 0.50 bundles/s, ETA 10 s");
+  CHECK(count_text(8, 8, "bundles", 4.0) == "8/8 bundles (100%), 2.0 bundles/s");
+}
+
+TEST_CASE("progress line: a line per update into a pipe, redrawn and erased on a terminal") {
+  using namespace faultline::progress;
+  {
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f != nullptr);
+    {
+      Line l(Mode::lines, "faultline: ", f);
+      CHECK(l.due());  // the first update is drawn at once
+      l.draw("1 of 2");
+      CHECK_FALSE(l.due());  // then at most four a second
+      l.finish("2 of 2");
+      CHECK_FALSE(l.on());
+      l.draw("3 of 2");  // nothing after the end
+    }
+    CHECK(written(f) == "faultline: 1 of 2\nfaultline: 2 of 2\n");
+  }
+  {
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f != nullptr);
+    {
+      Line l(Mode::terminal, "faultline: ", f);
+      l.draw("1 of 2");
+      l.draw("2 of 2");
+      l.finish("2 of 2");  // erased, not printed again
+    }
+    CHECK(written(f) == "\rfaultline: 1 of 2\033[K\rfaultline: 2 of 2\033[K\r\033[K");
+  }
+  {
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f != nullptr);
+    {
+      Line l(Mode::terminal, "faultline: ", f);
+      l.draw("1 of 2");
+    }  // an error ended the run: the line does not stay behind
+    CHECK(written(f) == "\rfaultline: 1 of 2\033[K\r\033[K");
+  }
+  {
+    std::FILE* f = std::tmpfile();
+    REQUIRE(f != nullptr);
+    {
+      Line l(Mode::off, "faultline: ", f);
+      CHECK_FALSE(l.due());
+      l.draw("1 of 2");
+      l.finish("2 of 2");
+    }
+    CHECK(written(f).empty());
+  }
 }

@@ -371,6 +371,7 @@ FleetOutcome fleet_merge(store::Db& db, const std::vector<fs::path>& dbs, const 
   std::map<std::string, size_t> merged_sha;  // sha256 -> input index
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = pipeline::cpu_seconds();
+  progress::Line line(opts.progress, "faultline fleet: ");
   db.exec("PRAGMA wal_autocheckpoint=16384");
   for (size_t i = 0; i < dbs.size(); ++i) {
     try {
@@ -401,13 +402,10 @@ FleetOutcome fleet_merge(store::Db& db, const std::vector<fs::path>& dbs, const 
     } catch (const std::exception& e) {
       errors[i] = dbs[i].string() + ": " + e.what();
     }
-    if (opts.progress) {
-      std::fprintf(stderr, "\rfaultline fleet: %zu/%zu databases merged   ", i + 1, dbs.size());
-      std::fflush(stderr);
-    }
+    if (line.due()) line.draw(progress::count_text(i + 1, dbs.size(), "databases", line.seconds()));
   }
   db.exec("PRAGMA wal_autocheckpoint=1000");
-  if (opts.progress) std::fputs("\n", stderr);
+  line.finish(progress::count_text(dbs.size(), dbs.size(), "databases", line.seconds()));
   const double merge_wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   finish_fleet(db, dbs, ids, errors, out);
@@ -549,7 +547,8 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   double prepare_s = 0, analyze_s = 0, merge_s = 0, merge_wait_s = 0, merge_cpu_s = 0,
          analyze_cpu_s = 0;
   unsigned prepares = 0;
-  const bool tty = opts.progress;
+  // redrawn when a bundle is done (the ETA is in bundles)
+  progress::Line line(opts.progress, "faultline fleet: ");
 
   const fs::path tmpdir = [] {
     const char* t = std::getenv("TMPDIR");
@@ -576,7 +575,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   auto worker = [&](unsigned w) {
     Options o = opts;
     if (!run_cache.empty()) o.cache_dir = run_cache;
-    o.progress = false;
+    o.progress = progress::Mode::off;
     o.stats = false;
     o.pipeline_threads = false;          // one thread per bundle: the workers are the parallelism
     o.job_fleet = false;                 // the fleet correlates all bundles at the end
@@ -655,17 +654,12 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
         errors[i] = bundles[i].string() + ": " + e.what();
       }
       for (const char* s : {"", "-wal", "-shm"}) fs::remove(tmp.string() + s, ec);
-      const size_t d = ++done;
-      if (tty) {
+      ++done;
+      if (line.on()) {
         std::lock_guard<std::mutex> lock(merge_mu);
-        const double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const double rate = secs > 0 ? static_cast<double>(d) / secs : 0;
-        const double eta = rate > 0 ? static_cast<double>(bundles.size() - d) / rate : 0;
-        std::fprintf(stderr, "\rfaultline fleet: %zu/%zu bundles, %.1f MB/s, ETA %.0f s   ", d,
-                     bundles.size(),
-                     secs > 0 ? static_cast<double>(bytes.load()) / 1e6 / secs : 0.0, eta);
-        std::fflush(stderr);
+        // the count under the lock: two workers finishing together never draw it backwards
+        if (line.due())
+          line.draw(progress::count_text(done.load(), bundles.size(), "bundles", line.seconds()));
       }
     }
     if (have_empty) {
@@ -688,7 +682,7 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   for (unsigned w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
   for (auto& t : threads) t.join();
   db.exec("PRAGMA wal_autocheckpoint=1000");
-  if (tty) std::fputs("\n", stderr);
+  line.finish(progress::count_text(done.load(), bundles.size(), "bundles", line.seconds()));
 
   finish_fleet(db, bundles, ids, errors, out);
   if (opts.stats) {

@@ -132,10 +132,37 @@ class CallerLocale {  // scope of a visitor call
 // ---------------------------------------------------------------------------------------------
 // Byte sources
 
+// The bundle's bytes read, for Visitor::progress (when it wants them): the bytes read from its
+// file(s) less those handed to the outermost archive's decompressor and not yet used by it
+// (libarchive reads ahead a block of 1 MiB: a small bundle would show 100% at its first read).
+// Reported by Walker::tick, never backwards.
+struct ReadMeter {
+  Visitor* vis = nullptr;  // null: no progress wanted
+  const uint64_t* members = nullptr;
+  uint64_t fd_read = 0;  // bytes read from the file(s) (FdSource)
+  Progress p;
+  void report(uint64_t lag) {
+    uint64_t r = fd_read - std::min(lag, fd_read);
+    // a zip's central directory is read twice, a file may grow after the listing
+    if (p.total > 0) r = std::min(r, p.total);
+    p.read = std::max(p.read, r);
+    p.members = *members;
+    vis->progress(p);
+  }
+  void done() {
+    if (vis == nullptr) return;
+    if (p.total > 0) p.read = p.total;  // what was not read was skipped on purpose (a seek)
+    p.members = *members;
+    p.done = true;
+    vis->progress(p);
+  }
+};
+
 // A file: sequential reads are hashed while hash != nullptr.
 class FdSource final : public Source {
  public:
-  FdSource(int fd, bool positional, Sha256* hash) : fd_(fd), positional_(positional), hash_(hash) {}
+  FdSource(int fd, bool positional, Sha256* hash, ReadMeter* meter = nullptr)
+      : fd_(fd), positional_(positional), hash_(hash), meter_(meter) {}
   size_t read(char* buf, size_t n) override {
     if (failed_ || n == 0) return 0;
     for (;;) {
@@ -151,6 +178,7 @@ class FdSource final : public Source {
       pos_ += got;
       bytes_ += got;
       if (hash_ != nullptr) hash_->update(buf, got);
+      if (meter_ != nullptr) meter_->fd_read += got;
       return got;
     }
   }
@@ -182,6 +210,7 @@ class FdSource final : public Source {
   int fd_;
   bool positional_;
   Sha256* hash_;
+  ReadMeter* meter_;
   uint64_t pos_ = 0;
   uint64_t bytes_ = 0;
   bool failed_ = false;
@@ -398,7 +427,10 @@ la_int64_t seek_cb(archive*, void* ctx, la_int64_t offset, int whence) {
 class Walker {
  public:
   Walker(const Limits& lim, Visitor& v, Result& r, const ThreadUtf8Locale& loc)
-      : lim_(lim), vis_(v), res_(r), loc_(loc), scratch_(kBlock) {}
+      : lim_(lim), vis_(v), res_(r), loc_(loc), scratch_(kBlock) {
+    meter.members = &res_.members;
+    if (v.wants_progress()) meter.vis = &v;
+  }
 
   void walk_file(Source& src, std::string_view name, const std::string& shown, bool seekable,
                  FdSource* fd, MemSource* mem);
@@ -410,7 +442,12 @@ class Walker {
   // a symlink member, handed to Visitor::symlink (L: the archive level, nullptr in a directory)
   void link(const std::string& path, std::string_view target, const Level* L);
   [[nodiscard]] const Limits& limits() const { return lim_; }
-  bool stop = false;   // a bundle-wide limit was reached: read nothing more
+  bool stop = false;  // a bundle-wide limit was reached: read nothing more
+  // the bundle's bytes read from disk (Visitor::progress; its LC_CTYPE is whichever the read
+  // happens under: progress texts are ASCII)
+  ReadMeter meter;
+  // hands the meter's state to the visitor (at a member's start and after each read of it)
+  void tick();
   uint64_t total = 0;  // uncompressed member bytes read (handed + skipped)
   void total_reached(const std::string& member);
   void data_error(Level& L, const std::string& member, la_ssize_t code);
@@ -509,6 +546,7 @@ class LeafReader final : public MemberReader {
     handed_ += r;
     w_.total += r;
     res_.bytes += r;
+    w_.tick();
     return r;
   }
   [[nodiscard]] bool truncated() const override { return truncated_; }
@@ -537,6 +575,13 @@ uint64_t expanded(const Level& L) {
 uint64_t consumed(const Level& L) {
   const la_int64_t pos = L.a != nullptr ? archive_filter_bytes(L.a, -1) : 0;
   return pos > 0 ? std::min<uint64_t>(L.consumed, static_cast<uint64_t>(pos)) : L.consumed;
+}
+
+void Walker::tick() {
+  if (meter.vis == nullptr) return;
+  const Level* o = open_.empty() ? nullptr : open_.front();
+  // a seekable archive (zip, 7z) is read where libarchive seeks: its reads are the count
+  meter.report(o != nullptr && o->outer && !o->seekable ? o->consumed - consumed(*o) : 0);
 }
 
 bool over_ratio(const Level& L, const Limits& lim) {
@@ -891,6 +936,7 @@ void Walker::text_leaf(PeekSource& ps, const MemberInfo& info) {
 
 void Walker::leaf(Source& s, const MemberInfo& info) {
   ++res_.members;
+  tick();
   {
     LeafReader reader(*this, s, info.path, res_);
     const CallerLocale scope(loc_);
@@ -1268,10 +1314,12 @@ struct DirItem {
   std::string rel;  // raw bytes, '/'-separated
   Type type = regular;
   std::string note;
+  uint64_t size = 0;  // regular files, when sizes are asked for (progress)
 };
 
+// sizes: stat every regular file (one more stat per file, only for a progress display)
 void collect(const fs::path& root, const std::string& rel, unsigned level, uint64_t max_items,
-             std::vector<DirItem>& out) {
+             bool sizes, std::vector<DirItem>& out) {
   std::error_code ec;
   const fs::path dir = rel.empty() ? root : root / rel;
   if (level > kMaxDirLevels) {
@@ -1295,11 +1343,14 @@ void collect(const fs::path& root, const std::string& rel, unsigned level, uint6
     }
     switch (st.type()) {
       case fs::file_type::directory:
-        collect(root, r, level + 1, max_items, out);
+        collect(root, r, level + 1, max_items, sizes, out);
         break;
-      case fs::file_type::regular:
-        out.push_back({r, DirItem::regular, {}});
+      case fs::file_type::regular: {
+        std::error_code zec;
+        const uintmax_t size = sizes ? it->file_size(zec) : 0;
+        out.push_back({r, DirItem::regular, {}, zec ? 0 : static_cast<uint64_t>(size)});
         break;
+      }
       case fs::file_type::symlink: {
         std::error_code lec;
         const fs::path to = fs::read_symlink(it->path(), lec);
@@ -1316,9 +1367,10 @@ void collect(const fs::path& root, const std::string& rel, unsigned level, uint6
 
 void Walker::walk_dir(const fs::path& root) {
   std::vector<DirItem> items;
-  collect(root, "", 0, lim_.max_members, items);
+  collect(root, "", 0, lim_.max_members, meter.vis != nullptr, items);
   std::sort(items.begin(), items.end(),
             [](const DirItem& a, const DirItem& b) { return a.rel < b.rel; });
+  for (const DirItem& it : items) meter.p.total += it.size;
   Sha256 dir_hash;
   for (const DirItem& it : items) {
     if (stop) break;
@@ -1359,7 +1411,7 @@ void Walker::walk_dir(const fs::path& root) {
     const std::string upath = unique(path);
     res_.size += static_cast<uint64_t>(st.st_size);
     Sha256 file_hash;
-    FdSource fsrc(fd.get(), true, &file_hash);
+    FdSource fsrc(fd.get(), true, &file_hash, &meter);
     {
       PeekSource ps(fsrc, peek_buf(1));
       const Kind k = detail::sniff(ps.head(), detail::base_name(it.rel));
@@ -1425,6 +1477,7 @@ Result walk(const fs::path& bundle, const Limits& limits, Visitor& visitor) {
   if (S_ISDIR(st.st_mode)) {
     w.walk_dir(bundle);
     w.finish();
+    w.meter.done();
     return res;
   }
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
@@ -1441,13 +1494,15 @@ Result walk(const fs::path& bundle, const Limits& limits, Visitor& visitor) {
   }
   Sha256 hash;
   const bool regular = S_ISREG(st.st_mode);
-  FdSource src(fd.get(), regular, &hash);
+  if (regular) w.meter.p.total = static_cast<uint64_t>(st.st_size);
+  FdSource src(fd.get(), regular, &hash, &w.meter);
   std::string name = bundle.filename().string();
   if (name.empty()) name = bundle.string();
   w.walk_file(src, name, shown, regular, &src, nullptr);
   res.sha256 = hash.hex();
   res.size = regular ? static_cast<uint64_t>(st.st_size) : src.bytes();
   w.finish();
+  w.meter.done();
   return res;
 }
 

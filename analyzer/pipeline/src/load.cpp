@@ -1,4 +1,3 @@
-#include <cstdio>
 #include <memory>
 
 #include "faultline/pipeline/pipeline.hpp"
@@ -45,7 +44,6 @@ ingest::Result Load::read(const std::filesystem::path& bundle) {
     throw;
   }
   m.stats.reader_cpu_s = thread_cpu_seconds();
-  if (m.opts.progress) std::fputs("\n", stderr);
   return r;
 }
 

@@ -429,18 +429,6 @@ void Stream::member(const ingest::MemberInfo& info, ingest::MemberReader& reader
         // the member's state (parser, text) is released with the last task that holds it
       },
       64);
-  ++members_done_;
-  bytes_done_ += st.bytes;
-  if (opts_.progress) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_progress_ > std::chrono::milliseconds(250)) {
-      last_progress_ = now;
-      std::fprintf(stderr, "\rfaultline: %llu files, %.1f MB read",
-                   static_cast<unsigned long long>(members_done_),
-                   static_cast<double>(bytes_done_) / 1e6);
-      std::fflush(stderr);
-    }
-  }
 }
 
 }  // namespace faultline::pipeline

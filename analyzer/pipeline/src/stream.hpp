@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "faultline/classify/classify.hpp"
+#include "faultline/core/progress.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/ingest/ingest.hpp"
 #include "faultline/parse/env_check.hpp"
@@ -57,6 +58,18 @@ class Stream final : public ingest::Visitor {
   }
 
   void member(const ingest::MemberInfo& info, ingest::MemberReader& reader) override;
+
+  // Options::progress: the line of bytes read (the walk's Visitor::progress), from the first
+  // member on, ended by the walk's last call (erased on a terminal, the final state as the last
+  // line otherwise).
+  [[nodiscard]] bool wants_progress() const override { return line_.on(); }
+  void progress(const ingest::Progress& p) override {
+    if (p.done) {
+      line_.finish(progress::bytes_text(p.read, p.total, p.members, line_.seconds()));
+    } else if (p.members > 0 && line_.due()) {
+      line_.draw(progress::bytes_text(p.read, p.total, p.members, line_.seconds()));
+    }
+  }
 
   // A symlink member is a file-system fact of its host, never followed (docs/facts.md "Symlink
   // members"): a member row of kind "symlink" and `fs.<path on the host> = symlink:<target>`.
@@ -112,9 +125,7 @@ class Stream final : public ingest::Visitor {
   // the writing thread's scratch for the parsers' derived records (the engine's own scratch is
   // the reading thread's); made at the first one
   std::unique_ptr<tag::Scanner> derived_scanner_;
-  uint64_t members_done_ = 0;  // reading thread
-  uint64_t bytes_done_ = 0;
-  std::chrono::steady_clock::time_point last_progress_{};
+  progress::Line line_{opts_.progress, "faultline: "};  // reading thread
 };
 
 }  // namespace faultline::pipeline

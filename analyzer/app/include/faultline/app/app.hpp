@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "faultline/core/progress.hpp"
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/ingest/ingest.hpp"
 #include "faultline/report/report.hpp"
@@ -20,12 +21,12 @@ namespace faultline::app {
 
 struct Options {
   ingest::Limits limits;
-  bool keep_raw = false;                         // store every member's text, zstd-compressed
-  uint64_t small_member_bytes = 256 * 1024;      // members up to this size are stored whole
-  std::vector<std::filesystem::path> rule_dirs;  // --rules DIR (override embedded packs)
-  std::filesystem::path cache_dir;               // compiled rule database cache ("" = none)
-  bool progress = false;                         // progress lines on stderr
-  bool stats = false;                            // per-stage statistics on stderr
+  bool keep_raw = false;                          // store every member's text, zstd-compressed
+  uint64_t small_member_bytes = 256 * 1024;       // members up to this size are stored whole
+  std::vector<std::filesystem::path> rule_dirs;   // --rules DIR (override embedded packs)
+  std::filesystem::path cache_dir;                // compiled rule database cache ("" = none)
+  progress::Mode progress = progress::Mode::off;  // the progress line on stderr
+  bool stats = false;                             // per-stage statistics on stderr
   // Streaming pass on two threads: walk + decompression + sha256 + classify + Hyperscan on the
   // caller, parsers + SQLite rows on a second thread. fleet turns it off in its workers (one
   // thread per bundle: -j N is the parallelism there).

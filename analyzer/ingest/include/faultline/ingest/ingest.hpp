@@ -65,6 +65,16 @@ class MemberReader {
   [[nodiscard]] virtual bool truncated() const = 0;
 };
 
+// How far a walk is (Visitor::progress). Counts the bundle's own bytes as read from disk, the
+// compressed stream before libarchive decompresses it: what a progress bar can measure against
+// the size of the file.
+struct Progress {
+  uint64_t read = 0;     // bytes read from the bundle file (a directory: from its files)
+  uint64_t total = 0;    // its size (a directory: the files' sizes at listing); 0: unknown (a pipe)
+  uint64_t members = 0;  // regular members handed to the visitor so far
+  bool done = false;     // the walk's last call: read == total (when the total is known)
+};
+
 class Visitor {
  public:
   virtual ~Visitor() = default;
@@ -75,6 +85,12 @@ class Visitor {
   // path (as for member()) and its target as stored, bounded to 4 KiB. Called after the
   // "[symlink]" warning. `info.archives` is set as for regular members. Default: ignored.
   virtual void symlink(const MemberInfo& /*info*/, std::string_view /*target*/) {}
+  // Progress, when wants_progress() is true (asked once, when the walk starts; a directory is
+  // then listed with its files' sizes): called after every read from the bundle's file(s), so
+  // also from inside member() while the visitor reads a member (same thread), and once at the
+  // end of the walk with `done` set. The visitor decides how often it shows anything.
+  [[nodiscard]] virtual bool wants_progress() const { return false; }
+  virtual void progress(const Progress& /*p*/) {}
 };
 
 enum class Status {

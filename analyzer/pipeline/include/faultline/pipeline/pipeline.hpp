@@ -12,6 +12,7 @@
 #include <string>
 
 #include "faultline/classify/classify.hpp"
+#include "faultline/core/progress.hpp"
 #include "faultline/ingest/ingest.hpp"
 #include "faultline/pipeline/stats.hpp"
 #include "faultline/store/store.hpp"
@@ -21,9 +22,9 @@ namespace faultline::pipeline {
 
 struct Options {
   ingest::Limits limits;
-  bool keep_raw = false;                     // store every member's text, zstd-compressed
-  uint64_t small_member_bytes = 256 * 1024;  // members up to this size are stored whole
-  bool progress = false;                     // progress line on stderr
+  bool keep_raw = false;                          // store every member's text, zstd-compressed
+  uint64_t small_member_bytes = 256 * 1024;       // members up to this size are stored whole
+  progress::Mode progress = progress::Mode::off;  // bytes read of the bundle, on stderr
   // two threads: walk + decompression + sha256 + classify + Hyperscan on the caller, parsers +
   // SQLite rows on a second one; off: everything on the caller
   bool threads = true;
