@@ -162,4 +162,10 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
   return s;
 }
 
+void remove_db_files(const std::filesystem::path& db) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    std::filesystem::remove(db.string() + suffix, ec);
+}
+
 }  // namespace faultline::serve::detail

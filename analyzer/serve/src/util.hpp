@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -29,5 +30,8 @@ int64_t now_epoch();
 bool token_equal(std::string_view a, std::string_view b);
 
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
+
+// Removes an analysis database with its -wal, -shm and -journal files.
+void remove_db_files(const std::filesystem::path& db);
 
 }  // namespace faultline::serve::detail
