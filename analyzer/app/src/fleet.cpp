@@ -684,7 +684,12 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
   db.exec("PRAGMA wal_autocheckpoint=1000");
   line.finish(progress::count_text(done.load(), bundles.size(), "bundles", line.seconds()));
 
+  const auto tc = std::chrono::steady_clock::now();
+  const double cpu_c = pipeline::cpu_seconds();
   finish_fleet(db, bundles, ids, errors, out);
+  const double corr_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - tc).count();
+  const double corr_cpu = pipeline::cpu_seconds() - cpu_c;
   if (opts.stats) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -705,6 +710,10 @@ FleetOutcome fleet(store::Db& db, const std::vector<fs::path>& bundles, const Op
                  "  merge      %8.3f s  wall, %.3f s CPU, into the fleet database one at a time "
                  "(%.3f s waited for the lock)\n",
                  merge_s, merge_cpu_s, merge_wait_s);
+    std::fprintf(stderr,
+                 "  correlate  %8.3f s  wall, %.3f s CPU, the fleet correlation after the merges "
+                 "(serial)\n",
+                 corr_s, corr_cpu);
     std::fprintf(stderr, "  total      %8.3f s wall, %.3f s CPU, %.0f MB/s, peak RSS %ld MB\n",
                  wall, pipeline::cpu_seconds() - cpu0, wall > 0 ? mb / wall : 0.0,
                  pipeline::peak_rss_kb() / 1024);
