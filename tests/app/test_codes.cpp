@@ -4,6 +4,7 @@
 // sizes, timestamps, pids, ret=0 stay quiet; the shell's fatal-signal lines name the process.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include "../common/temp_dir.hpp"
 #include "faultline/app/app.hpp"
+#include "faultline/core/rules.hpp"
 #include "faultline/correlate/codes.hpp"
 #include "faultline/tag/tag.hpp"
 
@@ -116,6 +118,84 @@ TEST_CASE("the code tables' cached form reads back the same tables; a damaged on
       R"({"format": 2, "errors": [], "families": [{"name": "acl", "title": "", "file": "", )"
       R"("kind": "number", "sources": [], "codes": [], "ranges": [], "by_code": {"1": 5}, )"
       R"("by_name": {}}]})"));  // an index past the table
+}
+
+TEST_CASE("the built-in rules' digests computed at build time equal the ones computed at run") {
+  // issue 38 item 2: a run without --rules DIR hashes no rule text (cmake/EmbedFiles.cmake)
+  std::vector<RuleFile> sig, other, codes;
+  for (const auto& f : embedded_rules()) {
+    (f.path.rfind("signatures/", 0) == 0 ? sig : other).push_back(f);
+    if (f.path.rfind("codes/", 0) == 0) codes.push_back(f);
+  }
+  REQUIRE(sig.size() > 10);
+  REQUIRE(codes.size() > 5);
+  const auto& d = embedded_digests();
+  CHECK(d.all == app::rules_digest({sig, other}));
+  CHECK(d.signatures == app::rules_digest({sig}));
+  CHECK(d.codes == app::rules_digest({codes}));
+  // load_rules hashes the texts at run time; --version and prepare() take the build's digest
+  CHECK(rules().digest == d.all);
+  CHECK(app::rules_digest_of({}) == d.all);
+  // the views are the files, sorted by path (merged_rules without a --rules DIR relies on it)
+  const auto& views = embedded_rule_views();
+  REQUIRE(views.size() == embedded_rules().size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    CHECK(views[i].path == embedded_rules()[i].path);
+    CHECK(views[i].text == embedded_rules()[i].text);
+    if (i > 0) CHECK(views[i - 1].path < views[i].path);
+  }
+  CHECK(merged_rules({}).size() == views.size());
+}
+
+TEST_CASE("a truncated or foreign rule cache file is parsed again and rewritten") {
+  // the cached packs and code tables are read without hashing their payload (issue 38)
+  test::TempDir dir("faultline-codes-cache");
+  const fs::path b = dir.path() / "bundle";
+  fs::create_directories(b);
+  {
+    std::ofstream out(b / "console.txt");
+    out << "Call aclrtSetDevice(device->id) failed : 507033 at file "
+           "/home/Paddle-Lite/lite/backends/nnadapter/nnadapter/src/driver/huawei_ascend_npu/"
+           "engine.cc line 430\n";
+  }
+  app::Options o;
+  o.cache_dir = dir.path() / "cache";
+  o.no_kb = true;
+  const auto findings = [&] {
+    auto db = store::Db::open(dir.path() / "case.db");
+    REQUIRE(app::analyze(*db, b, o).exit_code == 0);
+    sqlite3_stmt* s = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db->handle(), "SELECT finding FROM findings ORDER BY finding", -1,
+                               &s, nullptr) == SQLITE_OK);
+    std::vector<std::string> out;
+    while (sqlite3_step(s) == SQLITE_ROW)
+      out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+    sqlite3_finalize(s);
+    return out;
+  };
+  const auto first = findings();
+  CHECK(std::count(first.begin(), first.end(), "fault.acl.error_507033") == 1);
+  std::map<fs::path, uintmax_t> sizes;
+  for (const auto& e : fs::directory_iterator(o.cache_dir))
+    if (e.path().extension() == ".rules" || e.path().extension() == ".codes")
+      sizes[e.path()] = e.file_size();
+  REQUIRE(sizes.size() == 2);
+  for (const auto& [p, n] : sizes) fs::resize_file(p, n / 2);
+  CHECK(findings() == first);
+  for (const auto& [p, n] : sizes) CHECK(fs::file_size(p) == n);  // rewritten whole
+  // the right header with another payload (a foreign or damaged layout): refused too
+  for (const auto& [p, n] : sizes) {
+    std::string head;
+    {
+      std::ifstream in(p, std::ios::binary);
+      head.resize(16 + 130);
+      in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    }
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << head << "not a serialized form";
+  }
+  CHECK(findings() == first);
+  for (const auto& [p, n] : sizes) CHECK(fs::file_size(p) == n);
 }
 
 TEST_CASE("the code tables load, with their sources, and cover every documented family") {

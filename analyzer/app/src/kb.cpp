@@ -110,15 +110,16 @@ std::string import_kb(std::string_view json_text, const std::string& family,
                       tag::ImportStats* stats) {
   tag::ImportOptions o;
   o.family = family;
-  for (const auto& f : embedded_rules())
+  for (const auto& f : embedded_rule_views())
     if (f.path == "kb/ascend-fd.yaml") o.aliases = tag::parse_kb_aliases(f.text);
   // the native signatures the aliases name: only their packs are parsed
   std::set<std::string> packs;
   for (const auto& [code, id] : o.aliases)
     packs.insert("signatures/" + id.substr(0, id.find('.')) + ".yaml");
   std::vector<RuleFile> files;
-  for (const auto& f : embedded_rules())
-    if (packs.count(f.path)) files.push_back(f);
+  for (const auto& f : embedded_rule_views())
+    if (packs.count(std::string(f.path)))
+      files.push_back({std::string(f.path), std::string(f.text)});
   const tag::RuleSet native = tag::load_signatures(files);
   o.native = &native;
   return tag::import_faultdiag(json_text, o, stats);

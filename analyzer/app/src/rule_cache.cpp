@@ -267,12 +267,16 @@ std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots) {
   return h.hex();
 }
 
-std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
+std::string rule_cache_key_of(std::string_view digest) {
   Sha256 h;
   h.update(kMagic);
   h.update(std::to_string(kVersion) + "\n" + exe_identity() + "\n");
-  h.update(rules_digest(roots));
+  h.update(digest);
   return h.hex();
+}
+
+std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
+  return rule_cache_key_of(rules_digest(roots));
 }
 
 std::optional<std::string> load_cached_blob(const fs::path& dir, const std::string& key,
@@ -282,12 +286,18 @@ std::optional<std::string> load_cached_blob(const fs::path& dir, const std::stri
   if (!in) return std::nullopt;
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   // magic, key, sha256 of the payload, payload
+  // The payload's sha256 is written but not verified on read (issue 38: hashing the ~2 MB of
+  // cached forms was a tenth of a small node's CPU). The file is renamed into place whole, its
+  // name and header carry the key, and both readers refuse a payload they do not consume
+  // exactly, with every count bounded by the bytes left: a truncated or foreign file is parsed
+  // again.
   const size_t head = kMagic.size() + 64 + 1 + 64 + 1;
   if (data.size() < head || data.compare(0, kMagic.size(), kMagic) != 0) return std::nullopt;
-  if (data.compare(kMagic.size(), 64, key) != 0) return std::nullopt;
-  const std::string_view payload = std::string_view(data).substr(head);
-  if (data.compare(kMagic.size() + 65, 64, sha256_hex(payload)) != 0) return std::nullopt;
-  return std::string(payload);
+  if (data.compare(kMagic.size(), 64, key) != 0 || data[kMagic.size() + 64] != '\n' ||
+      data[head - 1] != '\n')
+    return std::nullopt;
+  data.erase(0, head);
+  return data;
 }
 
 void store_cached_blob(const fs::path& dir, const std::string& key, const char* ext,
@@ -336,12 +346,17 @@ void store_cached_rules(const fs::path& dir, const std::string& key, const tag::
 }
 
 std::shared_ptr<const correlate::CodeBook> cached_codes(const std::vector<RuleFile>& files,
-                                                        const fs::path& dir) {
-  const std::vector<RuleFile> codes = rules_under(files, "codes/");
-  const std::string key = dir.empty() ? std::string() : rule_cache_key({codes});
+                                                        const fs::path& dir,
+                                                        std::string_view digest) {
+  std::vector<RuleFile> codes;
+  if (digest.empty() && !dir.empty()) codes = rules_under(files, "codes/");
+  const std::string key = dir.empty()      ? std::string()
+                          : digest.empty() ? rule_cache_key({codes})
+                                           : rule_cache_key_of(digest);
   if (auto payload = load_cached_blob(dir, key, ".codes"))
     if (auto book = correlate::deserialize_codes(*payload))
       return std::make_shared<const correlate::CodeBook>(std::move(*book));
+  if (codes.empty()) codes = rules_under(files, "codes/");
   auto book = std::make_shared<const correlate::CodeBook>(correlate::load_codes(codes));
   if (book->errors.empty())
     store_cached_blob(dir, key, ".codes", correlate::serialize_codes(*book));

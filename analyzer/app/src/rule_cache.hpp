@@ -5,8 +5,8 @@
 // The cache key is the sha256 of the signature rule texts (rules_digest: every root, in order,
 // with paths), the running executable's identity (path, size, mtime: any rebuild of faultline
 // invalidates the cache, so a change of the YAML loader never meets a stale parse) and the layout
-// version of the serialized form. The file carries the sha256 of its payload; a damaged, truncated
-// or foreign file is ignored (the packs are parsed again) and rewritten.
+// version of the serialized form. The file carries the sha256 of its payload (not verified on read:
+// issue 38); a truncated or foreign file is ignored (the packs are parsed again) and rewritten.
 #pragma once
 
 #include <filesystem>
@@ -30,6 +30,8 @@ std::string rules_digest(const std::vector<std::vector<RuleFile>>& roots);
 // Key of the parsed form of these signature roots (lowest priority first, as for
 // tag::load_signature_roots).
 std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots);
+// The same key from the roots' rules_digest (embedded_digests(): no rule text hashed).
+std::string rule_cache_key_of(std::string_view digest);
 
 // The cached RuleSet for key, or nullopt (missing, damaged, or another key).
 std::optional<tag::RuleSet> load_cached_rules(const std::filesystem::path& dir,
@@ -42,9 +44,11 @@ void store_cached_rules(const std::filesystem::path& dir, const std::string& key
 
 // The code tables of the codes/ files among `files` (correlate/codes.hpp), from the cache
 // (`<key>.codes`, key as rule_cache_key over those files) or parsed and then cached; the 3 newest
-// other *.codes files are kept. Without a cache directory: parsed.
+// other *.codes files are kept. Without a cache directory: parsed. digest: rules_digest of the
+// codes/ files when known (embedded_digests().codes), else computed from `files`.
 std::shared_ptr<const correlate::CodeBook> cached_codes(const std::vector<RuleFile>& files,
-                                                        const std::filesystem::path& dir);
+                                                        const std::filesystem::path& dir,
+                                                        std::string_view digest = {});
 
 // For tests: the serialized form and back.
 std::string serialize_rules(const tag::RuleSet& rs);

@@ -223,8 +223,9 @@ void count_kb(Rules& r) {
 }  // namespace
 
 std::string rules_digest_of(const std::vector<std::filesystem::path>& dirs) {
+  if (dirs.empty()) return std::string(embedded_digests().all);  // computed at build time
   std::vector<std::vector<RuleFile>> roots;
-  roots.push_back(rules_under(embedded_rules(), "signatures/"));
+  roots.push_back(embedded_rules_under("signatures/"));
   for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
   return run_digest(roots, merged_rules(dirs));
 }
@@ -234,7 +235,7 @@ Rules load_rules(const std::vector<std::filesystem::path>& dirs, const std::file
   Rules r;
   r.files = merged_rules(dirs);
   std::vector<std::vector<RuleFile>> roots;
-  roots.push_back(rules_under(embedded_rules(), "signatures/"));
+  roots.push_back(embedded_rules_under("signatures/"));
   for (const auto& d : dirs) roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
   if (auto k = kb_root(kb, how, roots, dirs, &r.kb); !k.empty())
     roots.insert(roots.begin() + 1, std::move(k));
@@ -275,8 +276,8 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
     }
   });
   try {
-    std::vector<std::vector<RuleFile>> roots;
-    roots.push_back(rules_under(embedded_rules(), "signatures/"));
+    // roots[0], the built-in packs, is read from the binary only when something needs its text
+    std::vector<std::vector<RuleFile>> roots(1);
     for (const auto& d : opts.rule_dirs)
       roots.push_back(rules_under(read_rule_dir(d), "signatures/"));
     // the knowledge base after the built-in packs, before --rules DIRs (they may override it)
@@ -284,12 +285,24 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
     const std::filesystem::path kb = choose_kb(opts, &how);
     if (auto k = kb_root(kb, how, roots, opts.rule_dirs, &p->rules.kb, cache); !k.empty())
       roots.insert(roots.begin() + 1, std::move(k));
+    // Only the built-in rules: their digests were computed at build time (issue 38: hashing
+    // 2.3 MB of rule text on every run). Otherwise hashed here.
+    const bool builtin = roots.size() == 1;
+    std::string sig_digest;
+    if (builtin) {
+      p->rules.digest = std::string(embedded_digests().all);
+      sig_digest = std::string(embedded_digests().signatures);
+    } else {
+      roots[0] = embedded_rules_under("signatures/");
+      p->rules.digest = run_digest(roots, p->rules.files);
+      sig_digest = rules_digest(roots);
+    }
     // the parsed packs are cached next to the compiled database (rule_cache.hpp)
-    p->rules.digest = run_digest(roots, p->rules.files);
-    const std::string key = cache.empty() ? std::string() : rule_cache_key(roots);
+    const std::string key = cache.empty() ? std::string() : rule_cache_key_of(sig_digest);
     if (auto cached = load_cached_rules(cache, key)) {
       p->rules.signatures = std::move(*cached);
     } else {
+      if (roots[0].empty()) roots[0] = embedded_rules_under("signatures/");
       p->rules.signatures = tag::load_signature_roots(roots);
       if (p->rules.signatures.errors.empty()) store_cached_rules(cache, key, p->rules.signatures);
     }
@@ -299,7 +312,9 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   }
   cls_thread.join();
   if (cls_error) std::rethrow_exception(cls_error);
-  p->rules.codes = cached_codes(p->rules.files, cache);
+  p->rules.codes =
+      cached_codes(p->rules.files, cache,
+                   opts.rule_dirs.empty() ? embedded_digests().codes : std::string_view());
   count_kb(p->rules);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {

@@ -290,7 +290,7 @@ Table load(const std::vector<RuleFile>& files) {
 }
 
 const Table& embedded() {
-  static const Table t = load(rules_under(embedded_rules(), "facts/"));
+  static const Table t = load(embedded_rules_under("facts/"));
   return t;
 }
 

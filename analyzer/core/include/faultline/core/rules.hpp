@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace faultline {
@@ -13,8 +14,28 @@ struct RuleFile {
   std::string text;
 };
 
-// The rules embedded in the binary (generated at build time from rules/).
+// A rule file embedded in the binary: views of its bytes there (generated at build time from
+// rules/, sorted by path). Nothing is copied to read them.
+struct RuleView {
+  std::string_view path;
+  std::string_view text;
+};
+const std::vector<RuleView>& embedded_rule_views();
+
+// The rules embedded in the binary, as RuleFiles (copied from the views at the first call).
 const std::vector<RuleFile>& embedded_rules();
+
+// Copies of the embedded files whose path starts with prefix only.
+std::vector<RuleFile> embedded_rules_under(std::string_view prefix);
+
+// The rules digests (app::rules_digest) of the embedded files, computed at build time
+// (cmake/EmbedFiles.cmake): a run without --rules DIR and knowledge base hashes no rule text.
+struct EmbeddedDigests {
+  std::string_view all;         // roots {signatures/, every other file}: the run's rules digest
+  std::string_view signatures;  // root {signatures/}: the parsed packs' cache key
+  std::string_view codes;       // root {codes/}: the code tables' cache key
+};
+const EmbeddedDigests& embedded_digests();
 
 // Reads every *.yaml / *.yml file under dir (recursively), paths relative to dir. Throws
 // std::runtime_error naming the file when one cannot be read.
