@@ -367,6 +367,10 @@ TEST_CASE("a hang before any timeout: the ranks whose runtime stopped reporting 
   CHECK(ff["rule"] == "lagging-report");
   CHECK(ff["no_single_root"] == false);
   CHECK(culprit_keys(ff) == std::set<std::string>{"worker-2/2/2"});
+  // plogs state no zone: the rule's sentence gives the wall time as written, never as UTC
+  INFO(ff["rule_text"].get<std::string>());
+  CHECK(ff["rule_text"].get<std::string>().find("up to 2024-04-08 03:40:17.572654 local (zone "
+                                                "unknown)") != std::string::npos);
 }
 
 TEST_CASE("MindIE PD links: the device a failed KV link or KV pull names is a culprit",

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -512,6 +513,16 @@ TEST_CASE("first errors are ordered with the offsets, not the hosts' own clocks"
   REQUIRE(ob != nullptr);
   CHECK(std::abs((*ob)["offset_s"].get<double>() - 300.0) < 1.5);
   CHECK((*ob)["method"].get<std::string>().find("op issue") != std::string::npos);
+  // no host states its zone (plogs and dmesg -T carry none): the sentences of every rule say
+  // the wall time is local with its zone unknown, never a UTC "Z" (docs/report.md "Times")
+  REQUIRE(ff["time_quality"] == "assumed_utc");
+  std::string sentences =
+      ff["summary"].get<std::string>() + "\n" + ff["rule_text"].get<std::string>();
+  for (const auto& s : f.j["suspects"]) sentences += "\n" + s["detail"].get<std::string>();
+  INFO(sentences);
+  CHECK(sentences.find("local (zone unknown)") != std::string::npos);
+  static const std::regex utc_z(R"(\d\d:\d\d:\d\d(\.\d+)?Z)");
+  CHECK_FALSE(std::regex_search(sentences, utc_z));
 }
 
 TEST_CASE("late arrival: all ranks timed out, one issued the op more than HCCL_EXEC_TIMEOUT later",

@@ -19,11 +19,8 @@ namespace {
 // A time in a summary sentence (docs/report.md "Times"): UTC with its quality, or the wall time
 // of a host whose zone nothing states, never with "Z".
 std::string honest_time(int64_t ns, const std::string& quality, bool say_quality = true) {
-  std::string t = format_utc(ns);
-  if (quality != "assumed_utc") return say_quality ? t + " (" + quality + ")" : t;
-  if (!t.empty() && t.back() == 'Z') t.pop_back();
-  if (t.size() > 10 && t[10] == 'T') t[10] = ' ';
-  return t + " local (zone unknown)";
+  std::string t = fleet::sentence_time(ns, quality);
+  return say_quality && quality != "assumed_utc" ? t + " (" + quality + ")" : t;
 }
 
 // ascend-fd's root-cluster decision code for the same decision (docs/fleet.md, table "ascend-fd
@@ -260,8 +257,9 @@ FleetResult analyze_fleet(sqlite3* db, const std::vector<int64_t>& bundle_ids) {
                     std::any_of(k.culprits.begin(), k.culprits.end(),
                                 [&](const FleetCulprit& u) { return u.host == first->host; }));
       if (first && !culprit_host) {
-        ff.summary +=
-            " First error on " + first->host + " at " + format_utc(*first->first_fleet_ns);
+        ff.summary += " First error on " + first->host + " at " +
+                      fleet::sentence_time(*first->first_fleet_ns,
+                                           first->first ? first->first->quality : std::string());
         // the root's own time, else its host's first error of the incident
         std::optional<int64_t> root_t = ff.fleet_ns;
         for (const auto& h : r.hosts)

@@ -26,11 +26,13 @@ std::optional<Candidate> decide_no_error(const Ctx& c, const FleetResult& r, con
   if (const auto& rep = c.of("runtime.report_timeout"); !rep.empty()) {
     std::map<std::pair<std::string, int64_t>, int64_t> last;  // (host, pid) -> fleet time
     std::optional<int64_t> latest;
+    std::string latest_quality;
     for (const auto& h : rep) {
       if (!h.t || !h.pid) continue;
       const int64_t t = c.to_fleet(h.host, *h.t);
       auto [it, fresh] = last.try_emplace({h.host, *h.pid}, t);
       if (!fresh) it->second = std::max(it->second, t);
+      if (!latest || t > *latest) latest_quality = h.quality;
       latest = latest ? std::max(*latest, t) : t;
     }
     constexpr int64_t kLagNs = 15LL * 60 * 1'000'000'000;
@@ -51,7 +53,7 @@ std::optional<Candidate> decide_no_error(const Ctx& c, const FleetResult& r, con
         k.text =
             "no rank logged an error, but the runtime of the waiting processes kept "
             "reporting task timeouts (`ReportTimeoutProc: report timeout`) up to " +
-            format_utc(*latest) + "; " + join(names, ", ") +
+            sentence_time(*latest, latest_quality) + "; " + join(names, ", ") +
             " stopped reporting more than 15 minutes earlier or never reported: behind the "
             "others (hung or slow before the collective)";
         k.confidence = 0.45;

@@ -48,6 +48,10 @@ std::optional<int64_t> parse_ctime(std::string_view s);
 std::pair<std::string, std::optional<int64_t>> split_ip_id(const std::string& s);
 std::string bracket_value(const std::string& text, const std::string& key);
 std::string fmt_s(int64_t ns);
+// A time in a sentence (docs/report.md "Times"): UTC ("...Z") when the line's zone was known,
+// else the wall time as written with "local (zone unknown)", never with "Z". quality: the
+// time_quality of the line the time came from.
+std::string sentence_time(int64_t ns, const std::string& quality);
 int hb_priority(const std::string& type);
 const char* hb_status_name(int p);
 bool collective_signature(const std::string& s);

@@ -165,16 +165,19 @@ std::optional<Candidate> rule_different_first(const Ctx& c, const FleetResult& r
   k.rule = "different-first-error";
   k.host = best->host;
   std::optional<int64_t> earliest_collective;
+  std::string collective_quality;
   for (const auto* fh : collective)
-    if (!earliest_collective || *fh->first_fleet_ns < *earliest_collective)
+    if (!earliest_collective || *fh->first_fleet_ns < *earliest_collective) {
       earliest_collective = fh->first_fleet_ns;
+      collective_quality = fh->first ? fh->first->quality : std::string();
+    }
   k.text = "the first error of " + best->host + " in the incident is " + best->first->signature +
            " (a device/host "
            "fault) at " +
-           format_utc(*best->first_fleet_ns) + " (fleet clock), while " +
-           std::to_string(collective.size()) +
+           sentence_time(*best->first_fleet_ns, best->first ? best->first->quality : "") +
+           " (fleet clock), while " + std::to_string(collective.size()) +
            " other host(s) first logged collective errors (earliest " +
-           format_utc(*earliest_collective) +
+           sentence_time(*earliest_collective, collective_quality) +
            "): their HCCL errors are collateral (log-formats.md §8.5 step 4)";
   k.confidence = 0.7;
   if (*best->first_fleet_ns + kSec < *earliest_collective) k.confidence += 0.1;
@@ -460,7 +463,7 @@ std::optional<Candidate> rule_earliest(const Ctx& c, const FleetResult& r, bool 
                               "no late rank, no link target, no silent rank); "
                             : "") +
            "earliest first failure of the per-host timelines: " + best->host + " at " +
-           format_utc(best->fleet) + " (fleet clock)" +
+           sentence_time(best->fleet, best->quality) + " (fleet clock)" +
            (second ? "; next: " + second->host + " " + fmt_s(second->fleet - best->fleet) + " later"
                    : std::string());
   k.confidence = (second && second->fleet - best->fleet > kSec) || !second ? 0.5 : 0.4;

@@ -106,6 +106,14 @@ std::string fmt_s(int64_t ns) {
   return buf;
 }
 
+std::string sentence_time(int64_t ns, const std::string& quality) {
+  std::string t = format_utc(ns);
+  if (quality != "assumed_utc") return t;
+  if (!t.empty() && t.back() == 'Z') t.pop_back();
+  if (t.size() > 10 && t[10] == 'T') t[10] = ' ';
+  return t + " local (zone unknown)";
+}
+
 // Severity of heartbeat reports (log-formats.md §8.3: ERROR CQE > STUCK > LOST).
 int hb_priority(const std::string& type) {
   std::string t;
