@@ -71,7 +71,10 @@ FleetDiff fleet_differences(sqlite3* db, const std::vector<int64_t>& bundle_ids,
       if (auto it = data.facts.find(name); it != data.facts.end())
         kinds.insert(it->second.kinds.begin(), it->second.kinds.end());
     std::map<std::string, std::map<std::string, std::string>> value_of;  // host -> values
-    for (const auto& [h, data] : hosts) {
+    // (pairs, not structured bindings: clang 14, the fuzz build's compiler, cannot capture those)
+    for (const auto& host : hosts) {
+      const auto& h = host.first;
+      const auto& data = host.second;
       if (auto it = data.facts.find(name); it != data.facts.end()) {
         value_of[h] = it->second.values;
       } else if (std::any_of(kinds.begin(), kinds.end(), [&](const std::string& k) {
@@ -85,7 +88,9 @@ FleetDiff fleet_differences(sqlite3* db, const std::vector<int64_t>& bundle_ids,
     const int64_t tol = compare::tolerant(grp, name) ? grp->tolerance_s : 0;
     // the majority: the value set the most nodes have (equal within the tolerance)
     std::vector<std::pair<std::map<std::string, std::string>, std::vector<std::string>>> classes;
-    for (const auto& [h, vals] : value_of) {
+    for (const auto& hv : value_of) {
+      const auto& h = hv.first;
+      const auto& vals = hv.second;
       auto it = std::find_if(classes.begin(), classes.end(), [&](const auto& c) {
         return compare::same_values(c.first, vals, tol);
       });
