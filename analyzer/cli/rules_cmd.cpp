@@ -15,6 +15,7 @@
 #include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/core/text.hpp"
+#include "faultline/core/zones.hpp"
 #include "faultline/correlate/compare.hpp"
 #include "faultline/correlate/correlate.hpp"
 #include "faultline/parse/fact_shapes.hpp"
@@ -457,6 +458,11 @@ int run_rules(CLI::App& cmd, const RulesArgs& a) {
       say("error: " + p + "\n");  // rules/facts (docs/facts.md "Fact shapes")
       ++errors;
     }
+    for (const auto& f : rules_under(rules.files, "clock/zones.yaml"))  // docs/clock.md "Zones"
+      for (const auto& p : load_zone_table(f.text).errors) {
+        say("error: " + f.path + ": " + p + "\n");
+        ++errors;
+      }
     say(std::to_string(rules.signatures.signatures.size()) + " signatures, " +
         std::to_string(errors) + " error(s)\n");
     return errors == 0 ? 0 : 2;

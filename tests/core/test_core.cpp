@@ -1,12 +1,20 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "faultline/core/progress.hpp"
+#include "faultline/core/rules.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/core/text.hpp"
 #include "faultline/core/time.hpp"
 #include "faultline/core/types.hpp"
+#include "faultline/core/zones.hpp"
 
 using namespace faultline;
 
@@ -77,8 +85,111 @@ TEST_CASE("zones as Ascend hosts print them") {
   CHECK(parse_zone("CST") == 8 * 3600);
   CHECK(parse_zone("UTC") == 0);
   CHECK_FALSE(parse_zone("nonsense").has_value());
+  // names of rules/clock/zones.yaml, as timedatectl, /etc/timezone and date print them
+  CHECK(zone_table().errors.empty());
+  CHECK(zone_table().offsets.size() > 150);
+  CHECK(parse_zone("Asia/Shanghai") == 8 * 3600);
+  CHECK(parse_zone("asia/singapore") == 8 * 3600);
+  CHECK(parse_zone("Asia/Kolkata") == 5 * 3600 + 1800);
+  CHECK(parse_zone("Asia/Kathmandu") == 5 * 3600 + 2700);
+  CHECK(parse_zone("Asia/Riyadh") == 3 * 3600);
+  CHECK(parse_zone("Europe/Istanbul") == 3 * 3600);
+  CHECK(parse_zone("America/Sao_Paulo") == -3 * 3600);
+  CHECK(parse_zone("CEST") == 2 * 3600);
+  CHECK(parse_zone("EDT") == -4 * 3600);
+  CHECK(parse_zone("Etc/UTC") == 0);
+  // a zone with daylight saving time has two offsets: not one to read times in
+  CHECK_FALSE(parse_zone("Europe/Berlin").has_value());
+  CHECK_FALSE(parse_zone("America/New_York").has_value());
+  // Urumqi is +06:00 in tzdata, not China's +08:00; AST is Arabia or Atlantic
+  CHECK_FALSE(parse_zone("Asia/Urumqi").has_value());
+  CHECK_FALSE(parse_zone("AST").has_value());
   CHECK(month_from_abbrev("May") == 5);
   CHECK(month_from_abbrev("dec") == 12);
+}
+
+TEST_CASE("zones: the table's zone names have its offset all year in the machine's tzdata",
+          "[zones]") {
+  // Each IANA name of rules/clock/zones.yaml that this machine's tzdata (/usr/share/zoneinfo)
+  // holds must have the table's offset in January and in July (one offset: no daylight saving
+  // time). Abbreviations (all capitals: CET, EST, ...) name an offset, not a tzdata zone: not
+  // checked here. Skipped without tzdata.
+  namespace fs = std::filesystem;
+  const fs::path zoneinfo = "/usr/share/zoneinfo";
+  const char* old_tz = std::getenv("TZ");
+  const std::string saved = old_tz ? old_tz : "";
+  size_t checked = 0;
+  // the table keeps lower-cased names: read the file's own spellings (tzdata's are mixed case)
+  std::vector<std::pair<std::string, int32_t>> names;
+  for (const auto& v : embedded_rule_views()) {
+    if (v.path != "clock/zones.yaml") continue;
+    std::string text(v.text);
+    std::regex word(R"(([A-Za-z][A-Za-z_+-]*(?:/[A-Za-z_+-]+)+|\b[A-Z][a-z][A-Za-z_-]*\b))");
+    int32_t current = 0;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.find('#') != std::string::npos) line.erase(line.find('#'));
+      if (auto at = line.find("offset: '"); at != std::string::npos) {
+        auto o = parse_zone(line.substr(at + 9, 6));
+        REQUIRE(o);
+        current = *o;
+        continue;
+      }
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), word);
+           it != std::sregex_iterator(); ++it)
+        if ((*it)[1] != "names") names.emplace_back((*it)[1], current);
+    }
+  }
+  REQUIRE(names.size() > 100);
+  for (const auto& [name, off] : names) {
+    if (!fs::is_regular_file(zoneinfo / name)) continue;
+    REQUIRE(parse_zone(name) == off);
+    ::setenv("TZ", name.c_str(), 1);
+    ::tzset();
+    for (int month : {0, 6}) {
+      std::tm when{};
+      when.tm_year = 2025 - 1900;
+      when.tm_mon = month;
+      when.tm_mday = 15;
+      when.tm_hour = 12;
+      const std::time_t t = ::timegm(&when);
+      std::tm local{};
+      ::localtime_r(&t, &local);
+      INFO(name << " month " << month + 1);
+      CHECK(local.tm_gmtoff == off);
+    }
+    ++checked;
+  }
+  if (old_tz)
+    ::setenv("TZ", saved.c_str(), 1);
+  else
+    ::unsetenv("TZ");
+  ::tzset();
+  if (checked == 0)
+    WARN("no tzdata in /usr/share/zoneinfo: zone offsets not checked");
+  else
+    CHECK(checked > 100);
+}
+
+TEST_CASE("a zones file with mistakes says which entries it could not load") {
+  const ZoneTable t = load_zone_table(
+      "zones:\n"
+      "  - offset: '+08:00'\n"
+      "    names: [CST, Asia/Shanghai]\n"
+      "  - offset: '8'\n"
+      "    names: [Asia/Singapore]\n"
+      "  - offset: '+09:00'\n"
+      "    names: [cst]\n"
+      "  - names: [JST]\n");
+  CHECK(t.offsets.size() == 2);
+  CHECK(t.offsets.at("asia/shanghai") == 8 * 3600);
+  REQUIRE(t.errors.size() == 3);
+  CHECK(t.errors[0].find("line 4: offset '8'") == 0);
+  CHECK(t.errors[1].find("'cst' is listed twice") != std::string::npos);
+  CHECK(t.errors[2].find("line 8") == 0);
+  CHECK_FALSE(load_zone_table("zones: {").errors.empty());
+  CHECK_FALSE(load_zone_table("- a\n").errors.empty());
 }
 
 TEST_CASE("severity spellings of plog, kernel and install logs") {

@@ -1,10 +1,14 @@
 #include "faultline/core/time.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <array>
 #include <cstdio>
 #include <limits>
 
+#include "faultline/core/rules.hpp"
 #include "faultline/core/text.hpp"
+#include "faultline/core/zones.hpp"
 
 namespace faultline {
 
@@ -81,31 +85,82 @@ std::optional<int> month_from_abbrev(std::string_view s) {
   return std::nullopt;
 }
 
+namespace {
+
+// "+08:00", "+0800", "-05": the offset east of UTC in seconds.
+std::optional<int32_t> numeric_offset(std::string_view s) {
+  if (s.empty() || (s[0] != '+' && s[0] != '-')) return std::nullopt;
+  std::string digits;
+  for (char c : s.substr(1))
+    if (c >= '0' && c <= '9') digits.push_back(c);
+  if (digits.size() != 4 && digits.size() != 2) return std::nullopt;
+  if (digits.size() == 2) digits += "00";
+  const int h = (digits[0] - '0') * 10 + (digits[1] - '0');
+  const int m = (digits[2] - '0') * 10 + (digits[3] - '0');
+  if (h > 14 || m > 59) return std::nullopt;
+  const int32_t off = h * 3600 + m * 60;
+  return s[0] == '-' ? -off : off;
+}
+
+}  // namespace
+
+ZoneTable load_zone_table(std::string_view yaml_text) {
+  ZoneTable t;
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& e) {
+    t.errors.push_back(std::string("not YAML: ") + e.what());
+    return t;
+  }
+  const YAML::Node zones = root.IsMap() ? root["zones"] : YAML::Node();
+  if (!zones || !zones.IsSequence()) {
+    t.errors.emplace_back("no 'zones' list");
+    return t;
+  }
+  for (const auto& z : zones) {
+    const std::string where = "line " + std::to_string(z.Mark().line + 1);
+    if (!z.IsMap() || !z["offset"] || !z["offset"].IsScalar() || !z["names"] ||
+        !z["names"].IsSequence()) {
+      t.errors.push_back(where + ": an entry needs 'offset' and a 'names' list");
+      continue;
+    }
+    const std::string off_text = z["offset"].as<std::string>();
+    const auto off = numeric_offset(off_text);
+    if (!off || off_text.size() != 6 || off_text[3] != ':') {
+      t.errors.push_back(where + ": offset '" + off_text + "' is not +HH:MM / -HH:MM");
+      continue;
+    }
+    for (const auto& n : z["names"]) {
+      if (!n.IsScalar() || n.as<std::string>().empty()) {
+        t.errors.push_back(where + ": a name is not a word");
+        continue;
+      }
+      const std::string name = text::to_lower(n.as<std::string>());
+      if (!t.offsets.emplace(name, *off).second)
+        t.errors.push_back(where + ": '" + n.as<std::string>() + "' is listed twice");
+    }
+  }
+  return t;
+}
+
+const ZoneTable& zone_table() {
+  static const ZoneTable table = [] {
+    for (const auto& v : embedded_rule_views())
+      if (v.path == "clock/zones.yaml") return load_zone_table(v.text);
+    ZoneTable t;
+    t.errors.emplace_back("clock/zones.yaml is not among the embedded rules");
+    return t;
+  }();
+  return table;
+}
+
 std::optional<int32_t> parse_zone(std::string_view s) {
   s = text::trim(s);
   if (s.empty()) return std::nullopt;
-  const std::string l = text::to_lower(s);
-  if (l == "utc" || l == "gmt" || l == "z" || l == "etc/utc" || l == "universal") return 0;
-  if (l == "cst" || l == "asia/shanghai" || l == "prc" || l == "hkt" || l == "asia/hong_kong")
-    return 8 * 3600;  // Ascend fleets print CST for China Standard Time
-  if (l == "jst" || l == "asia/tokyo" || l == "kst") return 9 * 3600;
-  if (l == "msk" || l == "europe/moscow") return 3 * 3600;
-  if (l == "cet") return 3600;
-  if (l == "cest") return 7200;
-  if (l == "ist" || l == "asia/kolkata") return 5 * 3600 + 1800;
-  if (s[0] == '+' || s[0] == '-') {
-    std::string digits;
-    for (char c : s.substr(1))
-      if (c >= '0' && c <= '9') digits.push_back(c);
-    if (digits.size() != 4 && digits.size() != 2) return std::nullopt;
-    if (digits.size() == 2) digits += "00";
-    const int h = (digits[0] - '0') * 10 + (digits[1] - '0');
-    const int m = (digits[2] - '0') * 10 + (digits[3] - '0');
-    if (h > 14 || m > 59) return std::nullopt;
-    const int32_t off = h * 3600 + m * 60;
-    return s[0] == '-' ? -off : off;
-  }
-  return std::nullopt;
+  const auto& names = zone_table().offsets;
+  if (auto it = names.find(text::to_lower(s)); it != names.end()) return it->second;
+  return numeric_offset(s);
 }
 
 }  // namespace faultline

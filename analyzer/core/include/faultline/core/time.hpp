@@ -28,8 +28,10 @@ std::string format_utc(int64_t ns);
 // Month abbreviation (Jan..Dec, case-insensitive) to 1..12.
 std::optional<int> month_from_abbrev(std::string_view s);
 
-// "+0800", "+08:00", "UTC", "CST" (China Standard Time, as Ascend hosts print it), "Z".
-// Returns the offset east of UTC in seconds.
+// "+0800", "+08:00", "-05", or a zone name / abbreviation of rules/clock/zones.yaml ("UTC",
+// "Asia/Singapore", "CST": China Standard Time, as Ascend hosts print it; case-insensitive).
+// Returns the offset east of UTC in seconds; nullopt for a zone of two offsets (daylight saving
+// time) or an unknown word. The table: core/zones.hpp.
 std::optional<int32_t> parse_zone(std::string_view s);
 
 }  // namespace faultline
