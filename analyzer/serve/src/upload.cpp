@@ -79,14 +79,18 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
       return;
     }
   }
-  const uint64_t declared = req.get_header_value<uint64_t>("Content-Length");
-  if (declared > cfg.max_upload + detail::kMultipartSlack + detail::kDrainOversize) {
-    // Far too large to read and drop: answer now and close the connection.
+  // 413, and the connection closed: what is left of the body is not read
+  const auto too_large = [&] {
     res.set_header("Connection", "close");
     detail::send_error(req, res, 413,
                        "the upload is larger than this server accepts (" +
                            detail::human_size(cfg.max_upload) + ")",
                        tok);
+  };
+  const uint64_t declared = req.get_header_value<uint64_t>("Content-Length");
+  if (declared > cfg.max_upload + detail::kMultipartSlack + detail::kDrainOversize) {
+    // Far too large to read and drop: answer now and close the connection.
+    too_large();
     return;
   }
 
@@ -132,11 +136,7 @@ void Server::Impl::on_upload(const httplib::Request& req, httplib::Response& res
   }
 
   if (too_big || (!ok && res.status == 413)) {
-    res.set_header("Connection", "close");
-    detail::send_error(req, res, 413,
-                       "the upload is larger than this server accepts (" +
-                           detail::human_size(cfg.max_upload) + ")",
-                       tok);
+    too_large();
     return;
   }
   if (write_failed) {
