@@ -199,6 +199,22 @@ TEST_CASE("the compiled database is cached and reloaded") {
   CHECK(ids(scan_all(*fourth, kChunk, "syslog")) == ids(a));
   auto fifth = build(rs, dir);
   CHECK(fifth->build_info().from_cache);
+  // One byte in the middle of the compiled bytecode: Hyperscan's own CRC32C refuses it (the
+  // loader relies on that and does not hash the file itself).
+  {
+    const auto size = std::filesystem::file_size(file);
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(size / 2));
+    char c = 0;
+    f.get(c);
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    f.put(static_cast<char>(c ^ 0x5a));
+  }
+  auto damaged = build(rs, dir);
+  CHECK_FALSE(damaged->build_info().from_cache);
+  CHECK(damaged->build_info().cache_warning.find("corrupt") != std::string::npos);
+  CHECK(ids(scan_all(*damaged, kChunk, "syslog")) == ids(a));
+  CHECK(build(rs, dir)->build_info().from_cache);  // rewritten whole
 
   // A truncated file too.
   std::filesystem::resize_file(file, 20);

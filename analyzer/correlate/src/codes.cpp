@@ -4,10 +4,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
-#include <nlohmann/json.hpp>
 #include <set>
+
+#include "faultline/core/binio.hpp"
 
 namespace faultline::correlate {
 namespace {
@@ -244,7 +246,8 @@ CodeBook load_codes(const std::vector<RuleFile>& files) {
 
 namespace {
 
-constexpr int kCodesFormat = 2;  // bump when CodeBook's fields change (2: CodeEntry::signature)
+constexpr uint32_t kCodesFormat = 3;  // bump when CodeBook's fields change (2:
+                                      // CodeEntry::signature, 3: binary form instead of JSON)
 // A field added to these structs must be written below too (a cached table without it would
 // silently lose it: a code's own signature did once): the sizes make the build say so.
 static_assert(sizeof(CodeEntry) == 12 * sizeof(std::string) + alignof(std::string),
@@ -252,90 +255,89 @@ static_assert(sizeof(CodeEntry) == 12 * sizeof(std::string) + alignof(std::strin
 static_assert(sizeof(CodeRange) == 9 * sizeof(std::string),
               "CodeRange changed: update serialize_codes/deserialize_codes and kCodesFormat");
 
-using J = nlohmann::json;
-
-J entry_json(const CodeEntry& e) {
-  return J::array({e.family, e.code, e.name, e.cls, e.component, e.role, e.severity, e.title,
-                   e.cause, e.suggestion, e.source, e.signature, e.known});
+// the string fields in their written order; E is CodeEntry or const CodeEntry
+template <class E>
+auto entry_fields(E& e) {
+  return std::array{&e.family,   &e.code,  &e.name,  &e.cls,        &e.component, &e.role,
+                    &e.severity, &e.title, &e.cause, &e.suggestion, &e.source,    &e.signature};
 }
 
-J range_json(const CodeRange& r) {
-  return J::array(
-      {r.first, r.last, r.cls, r.component, r.role, r.severity, r.title, r.cause, r.suggestion});
+template <class R>
+auto range_fields(R& r) {
+  return std::array{&r.first,    &r.last,  &r.cls,   &r.component, &r.role,
+                    &r.severity, &r.title, &r.cause, &r.suggestion};
 }
 
 }  // namespace
 
+// Binary (core/binio.hpp): a JSON text of the same tables took ~100 M instructions to read back,
+// a fifth of a small node's CPU (issue 38).
 std::string serialize_codes(const CodeBook& book) {
-  J fams = J::array();
+  binio::Writer w;
+  w.u32(kCodesFormat);
+  w.u32(static_cast<uint32_t>(book.families.size()));
   for (const auto& f : book.families) {
-    J codes = J::array(), ranges = J::array();
-    for (const auto& e : f.codes) codes.push_back(entry_json(e));
-    for (const auto& r : f.ranges) ranges.push_back(range_json(r));
-    J by_code = J::object(), by_name = J::object();
-    for (const auto& [k, i] : f.by_code) by_code[k] = i;
-    for (const auto& [k, i] : f.by_name) by_name[k] = i;
-    fams.push_back({{"name", f.name},
-                    {"title", f.title},
-                    {"file", f.file},
-                    {"kind", f.kind},
-                    {"sources", f.sources},
-                    {"codes", std::move(codes)},
-                    {"ranges", std::move(ranges)},
-                    {"by_code", std::move(by_code)},
-                    {"by_name", std::move(by_name)}});
+    w.str(f.name);
+    w.str(f.title);
+    w.str(f.file);
+    w.str(f.kind);
+    w.strs(f.sources);
+    w.u32(static_cast<uint32_t>(f.codes.size()));
+    for (const auto& e : f.codes) {
+      for (const std::string* s : entry_fields(e)) w.str(*s);
+      w.flag(e.known);
+    }
+    w.u32(static_cast<uint32_t>(f.ranges.size()));
+    for (const auto& r : f.ranges)
+      for (const std::string* s : range_fields(r)) w.str(*s);
+    for (const auto* index : {&f.by_code, &f.by_name}) {
+      w.u32(static_cast<uint32_t>(index->size()));
+      for (const auto& [k, i] : *index) {
+        w.str(k);
+        w.u32(static_cast<uint32_t>(i));
+      }
+    }
   }
-  const J j = {{"format", kCodesFormat}, {"families", std::move(fams)}, {"errors", book.errors}};
-  return j.dump(-1, ' ', false, J::error_handler_t::replace);
+  w.strs(book.errors);
+  return w.take();
 }
 
 std::optional<CodeBook> deserialize_codes(std::string_view text) {
-  try {
-    const J j = J::parse(text);
-    if (j.at("format").get<int>() != kCodesFormat) return std::nullopt;
-    CodeBook book;
-    book.errors = j.at("errors").get<std::vector<std::string>>();
-    for (const auto& fj : j.at("families")) {
-      CodeFamily f;
-      f.name = fj.at("name").get<std::string>();
-      f.title = fj.at("title").get<std::string>();
-      f.file = fj.at("file").get<std::string>();
-      f.kind = fj.at("kind").get<std::string>();
-      f.sources = fj.at("sources").get<std::vector<std::string>>();
-      for (const auto& c : fj.at("codes")) {
-        if (c.size() != 13) return std::nullopt;
-        CodeEntry e;
-        std::string* fields[] = {&e.family,    &e.code,       &e.name,     &e.cls,
-                                 &e.component, &e.role,       &e.severity, &e.title,
-                                 &e.cause,     &e.suggestion, &e.source,   &e.signature};
-        for (size_t i = 0; i < 12; ++i) *fields[i] = c.at(i).get<std::string>();
-        e.known = c.at(12).get<bool>();
-        f.codes.push_back(std::move(e));
-      }
-      for (const auto& c : fj.at("ranges")) {
-        if (c.size() != 9) return std::nullopt;
-        CodeRange r;
-        std::string* fields[] = {&r.first,    &r.last,  &r.cls,   &r.component, &r.role,
-                                 &r.severity, &r.title, &r.cause, &r.suggestion};
-        for (size_t i = 0; i < 9; ++i) *fields[i] = c.at(i).get<std::string>();
-        f.ranges.push_back(std::move(r));
-      }
-      for (const auto& [k, v] : fj.at("by_code").items()) {
-        const auto i = v.get<size_t>();
-        if (i >= f.codes.size()) return std::nullopt;
-        f.by_code.emplace(k, i);
-      }
-      for (const auto& [k, v] : fj.at("by_name").items()) {
-        const auto i = v.get<size_t>();
-        if (i >= f.codes.size()) return std::nullopt;
-        f.by_name.emplace(k, i);
-      }
-      book.families.push_back(std::move(f));
+  binio::Reader r(text);
+  if (r.u32() != kCodesFormat) return std::nullopt;
+  CodeBook book;
+  book.families.resize(r.count());
+  for (auto& f : book.families) {
+    f.name = r.str();
+    f.title = r.str();
+    f.file = r.str();
+    f.kind = r.str();
+    f.sources = r.strs();
+    f.codes.resize(r.count());
+    for (auto& e : f.codes) {
+      for (std::string* s : entry_fields(e)) *s = r.str();
+      e.known = r.flag();
     }
-    return book;
-  } catch (const J::exception&) {
-    return std::nullopt;
+    f.ranges.resize(r.count());
+    for (auto& g : f.ranges)
+      for (std::string* s : range_fields(g)) *s = r.str();
+    for (auto* index : {&f.by_code, &f.by_name}) {
+      const uint32_t n = r.count();
+      auto hint = index->end();
+      for (uint32_t k = 0; k < n && r.ok(); ++k) {
+        std::string key = r.str();
+        const uint32_t i = r.u32();
+        if (i >= f.codes.size()) return std::nullopt;
+        // written in key order: each insert goes at the end
+        hint = index->emplace_hint(hint, std::move(key), i);
+        ++hint;
+      }
+    }
+    if (!r.ok()) return std::nullopt;
   }
+  book.errors = r.strs();
+  if (!r.ok() || !r.done()) return std::nullopt;
+  return book;
 }
 
 }  // namespace faultline::correlate

@@ -63,9 +63,10 @@ struct CodeBook {
 // Parses the codes/ files of `files` (others are ignored). Never throws.
 CodeBook load_codes(const std::vector<RuleFile>& files);
 
-// The parsed tables as one compact text (JSON) and back, for the rule cache (app/rule_cache.hpp):
-// parsing the tables' YAML (~850 KB) was a third of a small node's CPU. deserialize_codes
-// returns nullopt on any text it did not write.
+// The parsed tables in a compact binary form (core/binio.hpp) and back, for the rule cache
+// (app/rule_cache.hpp): parsing the tables' YAML (~850 KB) was a third of a small node's CPU,
+// reading them back from JSON a fifth. deserialize_codes returns nullopt on any input it did not
+// write (short, foreign, another format version, an index entry out of range).
 std::string serialize_codes(const CodeBook& book);
 std::optional<CodeBook> deserialize_codes(std::string_view text);
 
