@@ -546,3 +546,36 @@ TEST_CASE("a console that mentions volcano or mindio once is not their log") {
                       "[HttpServer] Http server on timeout\n")
             .kind == "mindie_log");
 }
+
+TEST_CASE("the kind table read back from the rule cache's form classifies alike") {
+  // issue 38 item 2: the app keeps the table in the rule cache (app/src/rule_cache.cpp)
+  const auto files =
+      rules_under(read_rule_dir(fs::path(FAULTLINE_SOURCE_DIR) / "rules"), "classify/");
+  const auto table = classify::read_kind_table(files);
+  REQUIRE(table.size() > 50);
+  const std::string form = classify::serialize_kind_table(table);
+  const auto back = classify::deserialize_kind_table(form);
+  REQUIRE(back);
+  CHECK(classify::serialize_kind_table(*back) == form);  // every field read back into its place
+  CHECK_FALSE(classify::deserialize_kind_table(""));
+  CHECK_FALSE(classify::deserialize_kind_table(form.substr(0, form.size() / 2)));
+  CHECK_FALSE(classify::deserialize_kind_table(form + "x"));
+  std::string other = form;
+  other[0] = static_cast<char>(other[0] + 1);
+  CHECK_FALSE(classify::deserialize_kind_table(other));
+  // the same kinds for members of the seeds' and the format reference's layouts
+  const classify::Classifier cached(*back);
+  CHECK(cached.kinds() == classifier().kinds());
+  const std::pair<const char*, const char*> members[] = {
+      {"var/log/messages",
+       "Apr  8 03:40:17 node-90-12 kernel: [12345.678901] hiai_driver: module loaded\n"},
+      {"asys_output_20250508095626087/dfx/log/host/cann/debug/plog/plog-12345_20250508.log",
+       "[ERROR] ASCENDCL(12345,python3):2025-05-08-09:56:26.087.123 [acl.cpp:123]12345 "
+       "aclInit: failed\n"},
+      {"notes/paste.txt", "EZ9999: Inner Error!\n"}};
+  for (const auto& [path, head] : members) {
+    INFO(path);
+    CHECK(cached.classify(path, head).kind == classifier().classify(path, head).kind);
+    CHECK(cached.classify(path, head).reason == classifier().classify(path, head).reason);
+  }
+}

@@ -297,3 +297,30 @@ TEST_CASE("premises: listings typed through a container runtime are named by nam
   CHECK(sing->inner == "ls -la " + tk + "/latest");
   CHECK(parse::namespaced_listing("apptainer exec ascend.sif ls " + tk)->scope == "image");
 }
+
+TEST_CASE("fact shapes: the rule cache's form installs a working table, a damaged one nothing",
+          "[parse][shapes]") {
+  // issue 38 item 2: the app keeps this form in the rule cache (app/src/rule_cache.cpp)
+  const std::string form = parse::fact_shapes_form();
+  REQUIRE(form.size() > 10000);
+  CHECK(parse::fact_shapes_form() == form);  // the same rules write the same bytes
+  CHECK_FALSE(parse::use_fact_shapes_form(""));
+  CHECK_FALSE(parse::use_fact_shapes_form(form.substr(0, form.size() / 2)));
+  CHECK_FALSE(parse::use_fact_shapes_form(form.substr(0, form.size() - 1)));
+  CHECK_FALSE(parse::use_fact_shapes_form(form + "x"));
+  std::string other = form;  // another layout version
+  other[0] = static_cast<char>(other[0] + 1);
+  CHECK_FALSE(parse::use_fact_shapes_form(other));
+  // installed when no parser has asked for the table yet in this process; never replaced after
+  if (!parse::fact_shapes_loaded()) CHECK(parse::use_fact_shapes_form(form));
+  CHECK(parse::fact_shapes_loaded());
+  CHECK_FALSE(parse::use_fact_shapes_form(form));
+  // the table in use states a Dockerfile's ENV (the shape's own example, Docker reference format)
+  const auto r = run("dockerfile",
+                     "ENV ASCEND_HOME_PATH=/usr/local/Ascend/ascend-toolkit/8.5.1 "
+                     "ASCEND_OPP_PATH=\"/usr/local/Ascend/ascend-toolkit/8.5.1/opp\"\n",
+                     "images/mindie/Dockerfile");
+  CHECK(has(r, "image.Dockerfile.env.ASCEND_HOME_PATH", "/usr/local/Ascend/ascend-toolkit/8.5.1"));
+  CHECK(
+      has(r, "image.Dockerfile.env.ASCEND_OPP_PATH", "/usr/local/Ascend/ascend-toolkit/8.5.1/opp"));
+}

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "faultline/app/app.hpp"
+#include "faultline/classify/classify.hpp"
 #include "faultline/core/rules.hpp"
 #include "faultline/correlate/codes.hpp"
 #include "faultline/tag/tag.hpp"
@@ -49,6 +51,23 @@ void store_cached_rules(const std::filesystem::path& dir, const std::string& key
 std::shared_ptr<const correlate::CodeBook> cached_codes(const std::vector<RuleFile>& files,
                                                         const std::filesystem::path& dir,
                                                         std::string_view digest = {});
+
+// The parsed diagnoses, compat and code tables of `rules` (rules.codes must be set), from the cache
+// (`<key>.book`, key from rules.digest: every rule the run uses) or parsed and then cached when
+// they have no errors; the 3 newest other *.book files are kept.
+std::shared_ptr<const correlate::Book> cached_book(const Rules& rules,
+                                                   const std::filesystem::path& dir);
+
+// The classify/ table of `classify_rules` (classify::read_kind_table), from the cache
+// (`<key>.kinds`, key over those files' texts: ~30 KB hashed) or read and then cached; throws as
+// read_kind_table.
+std::vector<classify::KindRule> cached_kind_table(const std::vector<RuleFile>& classify_rules,
+                                                  const std::filesystem::path& dir);
+
+// Installs the fact shapes' table (parse/fact_shapes.hpp: always the built-in facts/ files) from
+// the cache (`<key>.shapes`, key from the built-in rules' digest), or reads their YAML, caches the
+// form and installs that; nothing when a table is in use already or there is no cache directory.
+void use_cached_fact_shapes(const std::filesystem::path& dir);
 
 // For tests: the serialized form and back.
 std::string serialize_rules(const tag::RuleSet& rs);

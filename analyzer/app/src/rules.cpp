@@ -270,7 +270,7 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   std::exception_ptr cls_error;
   std::thread cls_thread([&] {
     try {
-      p->cls = std::make_unique<classify::Classifier>(p->classify_rules);
+      p->cls = std::make_unique<classify::Classifier>(cached_kind_table(p->classify_rules, cache));
     } catch (...) {
       cls_error = std::current_exception();
     }
@@ -315,6 +315,8 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   p->rules.codes =
       cached_codes(p->rules.files, cache,
                    opts.rule_dirs.empty() ? embedded_digests().codes : std::string_view());
+  p->rules.book = cached_book(p->rules, cache);
+  use_cached_fact_shapes(cache);
   count_kb(p->rules);
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {

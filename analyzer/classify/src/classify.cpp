@@ -8,6 +8,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "faultline/core/binio.hpp"
 #include "faultline/core/text.hpp"
 
 namespace faultline::classify {
@@ -126,8 +127,8 @@ struct Classifier::Impl {
   std::vector<Kind> kinds;
 };
 
-Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
-    : impl_(std::make_unique<Impl>()) {
+std::vector<KindRule> read_kind_table(const std::vector<RuleFile>& classify_rules) {
+  std::vector<KindRule> table;
   for (const auto& f : classify_rules) {
     YAML::Node root;
     try {
@@ -138,35 +139,103 @@ Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
     const auto list = root["kinds"];
     if (!list || !list.IsSequence()) throw std::runtime_error(f.path + ": no 'kinds' list");
     for (const auto& k : list) {
-      Kind kind;
+      KindRule kind;
       kind.id = k["id"].as<std::string>("");
       if (kind.id.empty())
         throw std::runtime_error(f.path + ":" + std::to_string(k.Mark().line + 1) +
                                  ": kind without id");
-      const std::string where = f.path + ": kind " + kind.id;
+      kind.where = f.path + ": kind " + kind.id;
       kind.description = k["description"].as<std::string>("");
       kind.path_only = k["path_only"].as<bool>(false);
       kind.path_wins = k["path_wins"].as<bool>(false);
       if (const auto p = k["path"]; p && p.IsSequence())
-        for (const auto& s : p) kind.paths.emplace_back(s.as<std::string>(), where);
+        for (const auto& s : p) kind.paths.push_back(s.as<std::string>());
       if (const auto c = k["content"]; c && c.IsSequence())
         for (const auto& r : c) {
           const std::string need = r["need"].as<std::string>("any");
           if (need != "any" && need != "most")
-            throw std::runtime_error(where + ": need must be 'any' or 'most'");
-          kind.content.push_back(
-              ContentRule{Regex(r["pattern"].as<std::string>(), where), need == "most"});
+            throw std::runtime_error(kind.where + ": need must be 'any' or 'most'");
+          kind.content.emplace_back(r["pattern"].as<std::string>(), need == "most");
         }
       // a later file replaces a kind of the same id
       bool replaced = false;
-      for (auto& existing : impl_->kinds)
+      for (auto& existing : table)
         if (existing.id == kind.id) {
           existing = std::move(kind);
           replaced = true;
           break;
         }
-      if (!replaced) impl_->kinds.push_back(std::move(kind));
+      if (!replaced) table.push_back(std::move(kind));
     }
+  }
+  return table;
+}
+
+namespace {
+constexpr uint32_t kTableFormat = 1;
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(KindRule) == 3 * sizeof(std::string) + 2 * 24 + 8,
+              "KindRule changed: update serialize_kind_table/deserialize_kind_table");
+#endif
+}  // namespace
+
+std::string serialize_kind_table(const std::vector<KindRule>& table) {
+  binio::Writer w;
+  w.u32(kTableFormat);
+  w.u32(static_cast<uint32_t>(table.size()));
+  for (const auto& k : table) {
+    w.str(k.id);
+    w.str(k.description);
+    w.str(k.where);
+    w.strs(k.paths);
+    w.u32(static_cast<uint32_t>(k.content.size()));
+    for (const auto& [pattern, most] : k.content) {
+      w.str(pattern);
+      w.flag(most);
+    }
+    w.flag(k.path_only);
+    w.flag(k.path_wins);
+  }
+  return w.take();
+}
+
+std::optional<std::vector<KindRule>> deserialize_kind_table(std::string_view form) {
+  binio::Reader r(form);
+  if (r.u32() != kTableFormat) return std::nullopt;
+  std::vector<KindRule> table(r.count());
+  for (auto& k : table) {
+    k.id = r.str();
+    k.description = r.str();
+    k.where = r.str();
+    k.paths = r.strs();
+    k.content.resize(r.count());
+    for (auto& [pattern, most] : k.content) {
+      pattern = r.str();
+      most = r.flag();
+    }
+    k.path_only = r.flag();
+    k.path_wins = r.flag();
+    if (!r.ok()) return std::nullopt;
+  }
+  if (!r.ok() || !r.done()) return std::nullopt;
+  return table;
+}
+
+Classifier::Classifier(const std::vector<RuleFile>& classify_rules)
+    : Classifier(read_kind_table(classify_rules)) {}
+
+Classifier::Classifier(const std::vector<KindRule>& table) : impl_(std::make_unique<Impl>()) {
+  impl_->kinds.reserve(table.size());
+  for (const auto& t : table) {
+    Kind kind;
+    kind.id = t.id;
+    kind.description = t.description;
+    kind.path_only = t.path_only;
+    kind.path_wins = t.path_wins;
+    for (const auto& p : t.paths) kind.paths.emplace_back(p, t.where);
+    for (const auto& [pattern, most] : t.content)
+      kind.content.push_back(ContentRule{Regex(pattern, t.where), most});
+    impl_->kinds.push_back(std::move(kind));
   }
 }
 

@@ -882,7 +882,7 @@ namespace {
 // the diagnoses once per bundle with the same rules, and parsing their YAML was ~10% of a
 // fleet's CPU. Kept by the files' exact text (the only input of load_rules), shared by workers.
 std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& rules,
-                                                  const CodeBook* codes) {
+                                                  std::shared_ptr<const CodeBook> codes) {
   static std::mutex mu;
   static std::vector<RuleFile> key;
   static std::shared_ptr<const detail::RuleBook> book;
@@ -896,19 +896,16 @@ std::shared_ptr<const detail::RuleBook> rule_book(const std::vector<RuleFile>& r
     const std::lock_guard<std::mutex> lock(mu);
     if (book && same()) return book;
   }
-  auto fresh = std::make_shared<const detail::RuleBook>(detail::load_rules(rules, codes));
+  auto fresh =
+      std::make_shared<const detail::RuleBook>(detail::load_rules(rules, std::move(codes)));
   const std::lock_guard<std::mutex> lock(mu);
   key = rules;
   book = fresh;
   return fresh;
 }
-}  // namespace
 
-Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
-            const std::vector<FaultDef>& faults, const std::vector<RestartDef>& restarts,
-            const CodeBook* codes) {
-  const std::shared_ptr<const detail::RuleBook> shared = rule_book(rules, codes);
-  const detail::RuleBook& book = *shared;
+Summary run_book(sqlite3* db, int64_t bundle_id, const detail::RuleBook& book,
+                 const std::vector<FaultDef>& faults, const std::vector<RestartDef>& restarts) {
   if (!book.errors.empty()) {
     std::string msg = "bad diagnosis rules:";
     for (const auto& e : book.errors) msg += "\n  " + e;
@@ -1096,7 +1093,7 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
       d.remediation = {def.suggestion};
       fault_rules.push_back(std::move(d));
       const Diagnosis* base = &fault_rules.back();
-      fault_drafts(fault_sql, bundle_id, def, base, restart_cond, book.codes, by_sig, fault_rules,
+      fault_drafts(fault_sql, bundle_id, def, base, restart_cond, *book.codes, by_sig, fault_rules,
                    fdrafts);
     }
     // a code reported under its own signature's finding by a code matcher or a family catch-all
@@ -1218,6 +1215,29 @@ Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
   return sum;
 }
 
+}  // namespace
+
+Book Book::parse(const std::vector<RuleFile>& rules, std::shared_ptr<const CodeBook> codes) {
+  Book b;
+  b.impl_ = std::make_shared<const detail::RuleBook>(detail::load_rules(rules, std::move(codes)));
+  return b;
+}
+
+const std::vector<std::string>& Book::errors() const {
+  return impl_->errors;
+}
+
+Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
+            const std::vector<FaultDef>& faults, const std::vector<RestartDef>& restarts,
+            std::shared_ptr<const CodeBook> codes) {
+  return run_book(db, bundle_id, *rule_book(rules, std::move(codes)), faults, restarts);
+}
+
+Summary run(sqlite3* db, int64_t bundle_id, const Book& book, const std::vector<FaultDef>& faults,
+            const std::vector<RestartDef>& restarts) {
+  return run_book(db, bundle_id, *book.impl(), faults, restarts);
+}
+
 std::vector<std::string> lint(const std::vector<RuleFile>& rules,
                               const std::vector<std::string>& signature_ids) {
   const detail::RuleBook book = detail::load_rules(rules);
@@ -1234,7 +1254,7 @@ std::vector<std::string> lint(const std::vector<RuleFile>& rules,
                       ": unknown signature id '" + r.id + "'");
   }
   // a code table entry's own signature (docs/codes.md "One code, one finding") must exist
-  for (const auto& f : book.codes.families)
+  for (const auto& f : book.codes->families)
     for (const auto& e : f.codes)
       if (!e.signature.empty() && known.count(e.signature) == 0)
         out.push_back(f.file + ": " + f.name + ": code " + e.code + ": unknown signature id '" +

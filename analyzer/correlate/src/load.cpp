@@ -617,10 +617,11 @@ std::vector<std::string> referenced_signatures(const Diagnosis& d) {
   return {s.begin(), s.end()};
 }
 
-RuleBook load_rules(const std::vector<RuleFile>& files, const CodeBook* codes) {
+RuleBook load_rules(const std::vector<RuleFile>& files, std::shared_ptr<const CodeBook> codes) {
   RuleBook book;
-  book.codes = codes != nullptr ? *codes : load_codes(files);
-  book.errors = book.codes.errors;
+  book.codes =
+      codes != nullptr ? std::move(codes) : std::make_shared<const CodeBook>(load_codes(files));
+  book.errors = book.codes->errors;
   for (const auto& f : files) {
     const bool diag = f.path.rfind("diagnoses/", 0) == 0;
     const bool compat = f.path.rfind("compat/", 0) == 0;

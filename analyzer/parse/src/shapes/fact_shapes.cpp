@@ -6,10 +6,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
 
+#include "faultline/core/binio.hpp"
 #include "faultline/core/text.hpp"
 #include "outputs/common.hpp"
 #include "shapes/records.hpp"
@@ -166,31 +168,47 @@ std::vector<std::string> template_names(const std::string& t) {
   return out;
 }
 
-Table load(const std::vector<RuleFile>& files) {
-  Table t;
+// ---- reading -------------------------------------------------------------------------------
+// The table as the files write it, patterns not compiled (the rule cache keeps this form).
+struct ShapeSpec {
+  std::string id, file;
+  std::vector<std::string> kinds;
+  Mode mode = Mode::line;
+  std::string pattern;
+  bool has_path = false, has_each = false;
+  std::string path, each, each_from;
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::vector<std::string> require, when;
+  std::string scope;
+  std::vector<FactT> facts;
+  std::vector<Example> match, no_match;
+};
+struct Specs {
+  std::vector<ShapeSpec> shapes;
+  std::vector<std::pair<std::string, std::string>> docs;  // kind -> reader name
+  std::vector<std::string> continued;
+  std::vector<std::string> errors;
+};
+
+Specs read_specs(const std::vector<RuleFile>& files) {
+  Specs t;
   for (const auto& f : files) {
     const std::string where = "facts: " + f.path;
     try {
       const YAML::Node doc = YAML::Load(f.text);
       if (const auto d = doc["documents"])
-        for (const auto& kv : d) {
-          const auto k = shapes::doc_kind(kv.second.as<std::string>());
-          if (k == shapes::DocKind::none)
-            t.errors.push_back(where + ": documents: unknown reader '" +
-                               kv.second.as<std::string>() + "'");
-          t.docs[kv.first.as<std::string>()] = k;
-        }
+        for (const auto& kv : d)
+          t.docs.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
       if (const auto c = doc["continued"])
-        for (const auto& k : c) t.continued.insert(k.as<std::string>());
+        for (const auto& k : c) t.continued.push_back(k.as<std::string>());
       for (const auto& n : doc["shapes"]) {
-        Shape s;
+        ShapeSpec s;
         s.file = f.path;
         s.id = n["id"].as<std::string>("");
         const std::string at = where + ": " + (s.id.empty() ? std::string("(no id)") : s.id);
         if (s.id.empty()) t.errors.push_back(at + ": no id");
         for (const auto& k : n["kinds"]) s.kinds.push_back(k.as<std::string>());
         if (s.kinds.empty()) t.errors.push_back(at + ": no kinds");
-        std::string err, pat;
         int modes = 0;
         static const std::pair<const char*, Mode> kModes[] = {{"line", Mode::line},
                                                               {"record", Mode::record},
@@ -199,35 +217,26 @@ Table load(const std::vector<RuleFile>& files) {
         for (const auto& [key, m] : kModes)
           if (n[key]) {
             s.mode = m;
-            pat = n[key].as<std::string>();
+            s.pattern = n[key].as<std::string>();
             ++modes;
           }
         if (modes != 1) {
           t.errors.push_back(at + ": needs exactly one of line, record, object, member");
           continue;
         }
-        s.rx = Rx::compile(pat, &err);
-        if (!s.rx) {
-          t.errors.push_back(at + ": " + err);
-          continue;
-        }
         if (const auto p = n["path"]) {
-          s.path_rx = Rx::compile(p.as<std::string>(), &err);
-          if (!s.path_rx) t.errors.push_back(at + ": path: " + err);
+          s.has_path = true;
+          s.path = p.as<std::string>();
         }
         if (const auto e = n["each"]) {
+          s.has_each = true;
           s.each_from = e["from"].as<std::string>("");
-          s.each = Rx::compile(e["pattern"].as<std::string>(""), &err);
-          if (!s.each) t.errors.push_back(at + ": each: " + err);
+          s.each = e["pattern"].as<std::string>("");
         }
         if (const auto fl = n["fields"])
           for (const auto& kv : fl)
             s.fields.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
-        if (s.mode == Mode::object && s.fields.empty())
-          t.errors.push_back(at + ": an object shape needs fields");
         for (const auto& r : n["require"]) s.require.push_back(r.as<std::string>());
-        if (s.require.empty())
-          for (const auto& [v, fname] : s.fields) s.require.push_back(v);
         if (const auto w = n["when"]) {
           if (w.IsSequence())
             for (const auto& x : w) s.when.push_back(x.as<std::string>());
@@ -238,25 +247,6 @@ Table load(const std::vector<RuleFile>& files) {
         for (const auto& fn : n["facts"])
           s.facts.push_back({fn["name"].as<std::string>(""), fn["value"].as<std::string>(""),
                              fn["expand"].as<std::string>(""), fn["from"].as<std::string>("")});
-        if (s.facts.empty()) t.errors.push_back(at + ": no facts");
-        // every name a template uses is a group, a field or a built-in
-        std::set<std::string> known = builtin_vars();
-        for (const auto* r : {s.rx.get(), s.each.get(), s.path_rx.get()})
-          if (r)
-            for (const auto& [name, num] : r->names()) known.insert(name);
-        for (const auto& [v, fname] : s.fields) known.insert(v);
-        for (const auto& fct : s.facts) {
-          for (const auto* tpl : {&fct.name, &fct.value})
-            for (const auto& nm : template_names(*tpl))
-              if (!known.count(nm))
-                t.errors.push_back(at + ": template names unknown '" + nm + "'");
-          if (!fct.expand.empty() && fct.expand != "argv_flags" && fct.expand != "env_words")
-            t.errors.push_back(at + ": unknown expand '" + fct.expand + "'");
-          if (!fct.expand.empty() && !known.count(fct.from))
-            t.errors.push_back(at + ": expand from unknown '" + fct.from + "'");
-        }
-        if (s.each && !known.count(s.each_from))
-          t.errors.push_back(at + ": each from unknown '" + s.each_from + "'");
         if (const auto ex = n["examples"]) {
           const auto read = [](const YAML::Node& e) {
             Example x;
@@ -274,12 +264,6 @@ Table load(const std::vector<RuleFile>& files) {
           for (const auto& e : ex["match"]) s.match.push_back(read(e));
           for (const auto& e : ex["no_match"]) s.no_match.push_back(read(e));
         }
-        if (s.match.empty() || s.no_match.empty())
-          t.errors.push_back(at + ": needs match and no_match examples");
-        for (const auto& e : s.match)
-          if (e.facts.empty()) t.errors.push_back(at + ": a match example lists no facts");
-        const size_t idx = t.shapes.size();
-        for (const auto& k : s.kinds) t.by_kind[k].push_back(idx);
         t.shapes.push_back(std::move(s));
       }
     } catch (const std::exception& e) {
@@ -289,9 +273,202 @@ Table load(const std::vector<RuleFile>& files) {
   return t;
 }
 
-const Table& embedded() {
-  static const Table t = load(embedded_rules_under("facts/"));
+// Compiles the patterns and checks each shape (templates, examples, modes).
+Table build(const Specs& specs) {
+  Table t;
+  t.errors = specs.errors;
+  for (const auto& [kind, reader] : specs.docs) {
+    const auto k = shapes::doc_kind(reader);
+    if (k == shapes::DocKind::none)
+      t.errors.push_back("facts: documents: unknown reader '" + reader + "'");
+    t.docs[kind] = k;
+  }
+  t.continued.insert(specs.continued.begin(), specs.continued.end());
+  for (const auto& spec : specs.shapes) {
+    const std::string at =
+        "facts: " + spec.file + ": " + (spec.id.empty() ? std::string("(no id)") : spec.id);
+    Shape s;
+    s.id = spec.id;
+    s.file = spec.file;
+    s.kinds = spec.kinds;
+    s.mode = spec.mode;
+    std::string err;
+    s.rx = Rx::compile(spec.pattern, &err);
+    if (!s.rx) {
+      t.errors.push_back(at + ": " + err);
+      continue;
+    }
+    if (spec.has_path) {
+      s.path_rx = Rx::compile(spec.path, &err);
+      if (!s.path_rx) t.errors.push_back(at + ": path: " + err);
+    }
+    if (spec.has_each) {
+      s.each_from = spec.each_from;
+      s.each = Rx::compile(spec.each, &err);
+      if (!s.each) t.errors.push_back(at + ": each: " + err);
+    }
+    s.fields = spec.fields;
+    if (s.mode == Mode::object && s.fields.empty())
+      t.errors.push_back(at + ": an object shape needs fields");
+    s.require = spec.require;
+    if (s.require.empty())
+      for (const auto& [v, fname] : s.fields) s.require.push_back(v);
+    s.when = spec.when;
+    s.scope = spec.scope;
+    s.facts = spec.facts;
+    if (s.facts.empty()) t.errors.push_back(at + ": no facts");
+    // every name a template uses is a group, a field or a built-in
+    std::set<std::string> known = builtin_vars();
+    for (const auto* r : {s.rx.get(), s.each.get(), s.path_rx.get()})
+      if (r)
+        for (const auto& [name, num] : r->names()) known.insert(name);
+    for (const auto& [v, fname] : s.fields) known.insert(v);
+    for (const auto& fct : s.facts) {
+      for (const auto* tpl : {&fct.name, &fct.value})
+        for (const auto& nm : template_names(*tpl))
+          if (!known.count(nm)) t.errors.push_back(at + ": template names unknown '" + nm + "'");
+      if (!fct.expand.empty() && fct.expand != "argv_flags" && fct.expand != "env_words")
+        t.errors.push_back(at + ": unknown expand '" + fct.expand + "'");
+      if (!fct.expand.empty() && !known.count(fct.from))
+        t.errors.push_back(at + ": expand from unknown '" + fct.from + "'");
+    }
+    if (s.each && !known.count(s.each_from))
+      t.errors.push_back(at + ": each from unknown '" + s.each_from + "'");
+    s.match = spec.match;
+    s.no_match = spec.no_match;
+    if (s.match.empty() || s.no_match.empty())
+      t.errors.push_back(at + ": needs match and no_match examples");
+    for (const auto& e : s.match)
+      if (e.facts.empty()) t.errors.push_back(at + ": a match example lists no facts");
+    const size_t idx = t.shapes.size();
+    for (const auto& k : s.kinds) t.by_kind[k].push_back(idx);
+    t.shapes.push_back(std::move(s));
+  }
   return t;
+}
+
+Table load(const std::vector<RuleFile>& files) {
+  return build(read_specs(files));
+}
+
+// ---- the rule cache's form of the specs (core/binio.hpp) -------------------------------------
+constexpr uint32_t kSpecsFormat = 1;
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(ShapeSpec) == 7 * sizeof(std::string) + 7 * 24 + 16,
+              "ShapeSpec changed: update the fact shapes' cached form (kSpecsFormat)");
+static_assert(sizeof(FactT) == 4 * sizeof(std::string) && sizeof(Example) == 2 * 32 + 24,
+              "FactT / Example changed: update the fact shapes' cached form (kSpecsFormat)");
+#endif
+
+void put_pairs(binio::Writer& w, const std::vector<std::pair<std::string, std::string>>& v) {
+  w.u32(static_cast<uint32_t>(v.size()));
+  for (const auto& [a, b] : v) {
+    w.str(a);
+    w.str(b);
+  }
+}
+std::vector<std::pair<std::string, std::string>> get_pairs(binio::Reader& r) {
+  std::vector<std::pair<std::string, std::string>> v(r.count());
+  for (auto& [a, b] : v) {
+    a = r.str();
+    b = r.str();
+  }
+  return v;
+}
+void put_examples(binio::Writer& w, const std::vector<Example>& v) {
+  w.u32(static_cast<uint32_t>(v.size()));
+  for (const auto& e : v) {
+    w.str(e.text);
+    w.str(e.path);
+    put_pairs(w, e.facts);
+  }
+}
+std::vector<Example> get_examples(binio::Reader& r) {
+  std::vector<Example> v(r.count());
+  for (auto& e : v) {
+    e.text = r.str();
+    e.path = r.str();
+    e.facts = get_pairs(r);
+  }
+  return v;
+}
+
+std::string specs_form(const Specs& t) {
+  binio::Writer w;
+  w.u32(kSpecsFormat);
+  w.u32(static_cast<uint32_t>(t.shapes.size()));
+  for (const auto& s : t.shapes) {
+    w.str(s.id);
+    w.str(s.file);
+    w.strs(s.kinds);
+    w.u32(static_cast<uint32_t>(s.mode));
+    w.str(s.pattern);
+    w.flag(s.has_path);
+    w.flag(s.has_each);
+    w.str(s.path);
+    w.str(s.each);
+    w.str(s.each_from);
+    put_pairs(w, s.fields);
+    w.strs(s.require);
+    w.strs(s.when);
+    w.str(s.scope);
+    w.u32(static_cast<uint32_t>(s.facts.size()));
+    for (const auto& f : s.facts)
+      for (const std::string* x : {&f.name, &f.value, &f.expand, &f.from}) w.str(*x);
+    put_examples(w, s.match);
+    put_examples(w, s.no_match);
+  }
+  put_pairs(w, t.docs);
+  w.strs(t.continued);
+  w.strs(t.errors);
+  return w.take();
+}
+
+std::optional<Specs> specs_of_form(std::string_view form) {
+  binio::Reader r(form);
+  if (r.u32() != kSpecsFormat) return std::nullopt;
+  Specs t;
+  t.shapes.resize(r.count());
+  for (auto& s : t.shapes) {
+    s.id = r.str();
+    s.file = r.str();
+    s.kinds = r.strs();
+    const uint32_t mode = r.u32();
+    if (mode > static_cast<uint32_t>(Mode::member)) return std::nullopt;
+    s.mode = static_cast<Mode>(mode);
+    s.pattern = r.str();
+    s.has_path = r.flag();
+    s.has_each = r.flag();
+    s.path = r.str();
+    s.each = r.str();
+    s.each_from = r.str();
+    s.fields = get_pairs(r);
+    s.require = r.strs();
+    s.when = r.strs();
+    s.scope = r.str();
+    s.facts.resize(r.count());
+    for (auto& f : s.facts)
+      for (std::string* x : {&f.name, &f.value, &f.expand, &f.from}) *x = r.str();
+    s.match = get_examples(r);
+    s.no_match = get_examples(r);
+    if (!r.ok()) return std::nullopt;
+  }
+  t.docs = get_pairs(r);
+  t.continued = r.strs();
+  t.errors = r.strs();
+  if (!r.ok() || !r.done()) return std::nullopt;
+  return t;
+}
+
+// The embedded table: installed from the rule cache's form (use_fact_shapes_form) or read from
+// the embedded YAML at the first use. Never replaced once in use (parsers refer into it).
+std::mutex g_table_mu;
+std::shared_ptr<const Table> g_table;
+
+const Table& embedded() {
+  const std::lock_guard<std::mutex> lock(g_table_mu);
+  if (!g_table) g_table = std::make_shared<const Table>(load(embedded_rules_under("facts/")));
+  return *g_table;
 }
 
 // ---- templates -----------------------------------------------------------------------------
@@ -741,6 +918,26 @@ std::vector<Fact> run_one(const Table& t, size_t shape, const std::string& kind,
 }
 
 }  // namespace
+
+std::string fact_shapes_form() {
+  return specs_form(read_specs(embedded_rules_under("facts/")));
+}
+
+bool use_fact_shapes_form(std::string_view form) {
+  auto specs = specs_of_form(form);
+  if (!specs || !specs->errors.empty()) return false;
+  auto table = std::make_shared<const Table>(build(*specs));
+  if (!table->errors.empty()) return false;
+  const std::lock_guard<std::mutex> lock(g_table_mu);
+  if (g_table) return false;  // in use: the parsers hold references into it
+  g_table = std::move(table);
+  return true;
+}
+
+bool fact_shapes_loaded() {
+  const std::lock_guard<std::mutex> lock(g_table_mu);
+  return static_cast<bool>(g_table);
+}
 
 std::vector<std::string> fact_shape_kinds() {
   std::vector<std::string> out;

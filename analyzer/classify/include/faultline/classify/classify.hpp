@@ -3,8 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "faultline/core/rules.hpp"
@@ -16,11 +18,33 @@ struct Classification {
   std::string reason;  // "path", "content", "path+content", "fallback"
 };
 
+// One kind of the table as classify/*.yaml writes it, its patterns not compiled yet.
+struct KindRule {
+  std::string id, description;
+  std::string where;  // "<file>: kind <id>", named by a pattern error
+  std::vector<std::string> paths;
+  std::vector<std::pair<std::string, bool>> content;  // pattern, `need: most` (else any)
+  bool path_only = false;
+  bool path_wins = false;  // a path match decides, whatever the content
+};
+
+// Reads the classify/*.yaml rule files into the table, in file order (a later file replaces a
+// kind of the same id). Throws std::runtime_error naming the file and rule on a bad table.
+std::vector<KindRule> read_kind_table(const std::vector<RuleFile>& classify_rules);
+
+// The table in the rule cache's binary form (core/binio.hpp) and back: the app keeps it in the
+// rule cache (issue 38: parsing the YAML cost about as much as compiling the patterns). nullopt
+// on any input serialize_kind_table did not write.
+std::string serialize_kind_table(const std::vector<KindRule>& table);
+std::optional<std::vector<KindRule>> deserialize_kind_table(std::string_view form);
+
 class Classifier {
  public:
   // Builds the classifier from the classify/*.yaml rule files. Throws std::runtime_error naming
   // the file and rule on a bad table.
   explicit Classifier(const std::vector<RuleFile>& classify_rules);
+  // The same from a table already read (read_kind_table, or the rule cache's copy of it).
+  explicit Classifier(const std::vector<KindRule>& table);
   // A copy shares the compiled patterns and has match state of its own: the copy for another
   // thread (a Classifier is used by one thread at a time), without compiling the table again.
   Classifier(const Classifier& other);

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "faultline/core/rules.hpp"
@@ -60,6 +63,35 @@ struct RestartDef {
   std::vector<std::string> kinds;
 };
 
+namespace detail {
+struct RuleBook;
+}
+
+// The diagnoses/, compat/ and codes/ rules parsed, as run() reads them (docs/diagnoses.md). The
+// app keeps its binary form in the rule cache (issue 38): reading it back costs a small fraction
+// of parsing the YAML.
+class Book {
+ public:
+  // Parses the diagnoses/ and compat/ files of `rules`; codes: the code tables of its codes/
+  // files when already parsed, else parsed here. Never throws: problems go to errors().
+  static Book parse(const std::vector<RuleFile>& rules,
+                    std::shared_ptr<const CodeBook> codes = nullptr);
+  [[nodiscard]] const std::vector<std::string>& errors() const;
+  // The diagnoses and compat tables (not the code tables: the rule cache keeps those apart) and
+  // back; nullopt on any input serialize() did not write (short, foreign, another layout).
+  [[nodiscard]] std::string serialize() const;
+  static std::optional<Book> deserialize(std::string_view data,
+                                         std::shared_ptr<const CodeBook> codes);
+  [[nodiscard]] const std::shared_ptr<const detail::RuleBook>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<const detail::RuleBook> impl_;
+};
+
+// As below, with the rules already parsed (app::prepare reads them from the rule cache).
+Summary run(sqlite3* db, int64_t bundle_id, const Book& book,
+            const std::vector<FaultDef>& faults = {}, const std::vector<RestartDef>& restarts = {});
+
 // rules: the diagnoses/ and compat/ files. Throws std::runtime_error naming file and rule on a bad
 // rule. Replaces earlier correlator rows of the bundle. faults: one entry per active signature with
 // a `fault:` block; every host with hits of one gets a `fault.<id>` finding (kind "fault").
@@ -68,7 +100,7 @@ struct RestartDef {
 // the codes/ files of `rules` when already parsed (app's rule cache); parsed here when null.
 Summary run(sqlite3* db, int64_t bundle_id, const std::vector<RuleFile>& rules,
             const std::vector<FaultDef>& faults = {}, const std::vector<RestartDef>& restarts = {},
-            const CodeBook* codes = nullptr);
+            std::shared_ptr<const CodeBook> codes = nullptr);
 
 // Problems in diagnoses/compat rules ("<file>: <id>: <problem>"), given the known signature ids
 // (a diagnosis that names an unknown signature is an error).

@@ -15,6 +15,15 @@
 
 namespace faultline::parse {
 
+// The embedded shapes in the rule cache's binary form (core/binio.hpp), before their patterns are
+// compiled; the app keeps it in the rule cache (issue 38: parsing their YAML was a sixth of a
+// small node's CPU). use_fact_shapes_form installs the table read back from such a form and
+// returns true, unless the form is damaged or foreign, or its table has a problem, or a table is
+// already in use (the first parser made reads the embedded YAML when nothing was installed).
+std::string fact_shapes_form();
+bool use_fact_shapes_form(std::string_view form);
+bool fact_shapes_loaded();  // a table is in use (installed, or read at a parser's first need)
+
 // Member kinds that have at least one shape in the embedded rules.
 std::vector<std::string> fact_shape_kinds();
 
