@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "faultline/core/binio.hpp"
+#include "faultline/core/pcre2_hot.hpp"
 #include "faultline/core/text.hpp"
 
 namespace faultline::classify {
@@ -31,8 +32,7 @@ class Regex {
       throw std::runtime_error(where + ": bad pattern '" + pattern + "' at offset " +
                                std::to_string(off) + ": " + reinterpret_cast<const char*>(msg));
     }
-    code_.reset(code, pcre2_code_free);
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    code_ = std::make_shared<const HotCode>(code);  // JIT-compiled once hot (core/pcre2_hot.hpp)
     make_match_state();
   }
   Regex(const Regex& o) : code_(o.code_) { make_match_state(); }
@@ -43,14 +43,14 @@ class Regex {
   }
   ~Regex() { free_match_state(); }
   bool search(std::string_view s) const {
-    const int rc =
-        pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0, md_, ctx_);
+    const int rc = pcre2_match(code_->get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), 0, 0,
+                               md_, ctx_);
     return rc >= 0;
   }
 
  private:
   void make_match_state() {
-    md_ = pcre2_match_data_create_from_pattern(code_.get(), nullptr);
+    md_ = pcre2_match_data_create_from_pattern(code_->base(), nullptr);
     ctx_ = pcre2_match_context_create(nullptr);
     if (!md_ || !ctx_) {  // out of memory (e.g. under ulimit -v): not a null dereference below
       free_match_state();
@@ -65,7 +65,7 @@ class Regex {
     md_ = nullptr;
     ctx_ = nullptr;
   }
-  std::shared_ptr<pcre2_code> code_;
+  std::shared_ptr<const HotCode> code_;
   pcre2_match_data* md_ = nullptr;
   pcre2_match_context* ctx_ = nullptr;
 };

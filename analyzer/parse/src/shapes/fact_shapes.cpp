@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "faultline/core/binio.hpp"
+#include "faultline/core/pcre2_hot.hpp"
 #include "faultline/core/text.hpp"
 #include "outputs/common.hpp"
 #include "shapes/records.hpp"
@@ -44,9 +45,8 @@ class Rx {
                reinterpret_cast<const char*>(msg);
       return nullptr;
     }
-    pcre2_jit_compile(c, PCRE2_JIT_COMPLETE);
     auto r = std::make_shared<Rx>();
-    r->code_.reset(c, pcre2_code_free);
+    r->code_ = std::make_shared<const HotCode>(c);  // JIT-compiled once hot (core/pcre2_hot.hpp)
     uint32_t count = 0, size = 0;
     PCRE2_SPTR table = nullptr;
     pcre2_pattern_info(c, PCRE2_INFO_NAMECOUNT, &count);
@@ -77,8 +77,8 @@ class Rx {
         pcre2_match_context_free);
     if (!md || !mc) return false;
     s = s.substr(0, kMaxLine);
-    const int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), start,
-                               0, md.get(), mc.get());
+    const int rc = pcre2_match(code_->get(), reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(),
+                               start, 0, md.get(), mc.get());
     if (rc <= 0) return false;
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
     if (begin) *begin = ov[0];
@@ -93,7 +93,7 @@ class Rx {
   [[nodiscard]] const std::vector<std::pair<std::string, int>>& names() const { return names_; }
 
  private:
-  std::shared_ptr<pcre2_code> code_;
+  std::shared_ptr<const HotCode> code_;
   std::vector<std::pair<std::string, int>> names_;
 };
 
