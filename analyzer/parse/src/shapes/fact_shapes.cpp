@@ -360,27 +360,12 @@ static_assert(sizeof(FactT) == 4 * sizeof(std::string) && sizeof(Example) == 2 *
               "FactT / Example changed: update the fact shapes' cached form (kSpecsFormat)");
 #endif
 
-void put_pairs(binio::Writer& w, const std::vector<std::pair<std::string, std::string>>& v) {
-  w.u32(static_cast<uint32_t>(v.size()));
-  for (const auto& [a, b] : v) {
-    w.str(a);
-    w.str(b);
-  }
-}
-std::vector<std::pair<std::string, std::string>> get_pairs(binio::Reader& r) {
-  std::vector<std::pair<std::string, std::string>> v(r.count());
-  for (auto& [a, b] : v) {
-    a = r.str();
-    b = r.str();
-  }
-  return v;
-}
 void put_examples(binio::Writer& w, const std::vector<Example>& v) {
   w.u32(static_cast<uint32_t>(v.size()));
   for (const auto& e : v) {
     w.str(e.text);
     w.str(e.path);
-    put_pairs(w, e.facts);
+    w.pairs(e.facts);
   }
 }
 std::vector<Example> get_examples(binio::Reader& r) {
@@ -388,7 +373,7 @@ std::vector<Example> get_examples(binio::Reader& r) {
   for (auto& e : v) {
     e.text = r.str();
     e.path = r.str();
-    e.facts = get_pairs(r);
+    e.facts = r.pairs();
   }
   return v;
 }
@@ -408,7 +393,7 @@ std::string specs_form(const Specs& t) {
     w.str(s.path);
     w.str(s.each);
     w.str(s.each_from);
-    put_pairs(w, s.fields);
+    w.pairs(s.fields);
     w.strs(s.require);
     w.strs(s.when);
     w.str(s.scope);
@@ -418,7 +403,7 @@ std::string specs_form(const Specs& t) {
     put_examples(w, s.match);
     put_examples(w, s.no_match);
   }
-  put_pairs(w, t.docs);
+  w.pairs(t.docs);
   w.strs(t.continued);
   w.strs(t.errors);
   return w.take();
@@ -442,7 +427,7 @@ std::optional<Specs> specs_of_form(std::string_view form) {
     s.path = r.str();
     s.each = r.str();
     s.each_from = r.str();
-    s.fields = get_pairs(r);
+    s.fields = r.pairs();
     s.require = r.strs();
     s.when = r.strs();
     s.scope = r.str();
@@ -453,7 +438,7 @@ std::optional<Specs> specs_of_form(std::string_view form) {
     s.no_match = get_examples(r);
     if (!r.ok()) return std::nullopt;
   }
-  t.docs = get_pairs(r);
+  t.docs = r.pairs();
   t.continued = r.strs();
   t.errors = r.strs();
   if (!r.ok() || !r.done()) return std::nullopt;

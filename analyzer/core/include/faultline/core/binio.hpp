@@ -38,6 +38,13 @@ class Writer {
     u32(static_cast<uint32_t>(v.size()));
     for (const int i : v) i32(i);
   }
+  void pairs(const std::vector<std::pair<std::string, std::string>>& v) {
+    u32(static_cast<uint32_t>(v.size()));
+    for (const auto& [a, b] : v) {
+      str(a);
+      str(b);
+    }
+  }
   std::string take() { return std::move(out_); }
 
  private:
@@ -50,27 +57,9 @@ class Reader {
   [[nodiscard]] bool ok() const { return ok_; }
   [[nodiscard]] bool done() const { return pos_ == d_.size(); }
   void fail() { ok_ = false; }
-  uint32_t u32() {
-    uint32_t v = 0;
-    if (!ok_ || d_.size() - pos_ < sizeof v) {
-      ok_ = false;
-      return 0;
-    }
-    std::memcpy(&v, d_.data() + pos_, sizeof v);
-    pos_ += sizeof v;
-    return v;
-  }
+  uint32_t u32() { return fixed<uint32_t>(); }
   int32_t i32() { return static_cast<int32_t>(u32()); }
-  uint64_t u64() {
-    uint64_t v = 0;
-    if (!ok_ || d_.size() - pos_ < sizeof v) {
-      ok_ = false;
-      return 0;
-    }
-    std::memcpy(&v, d_.data() + pos_, sizeof v);
-    pos_ += sizeof v;
-    return v;
-  }
+  uint64_t u64() { return fixed<uint64_t>(); }
   double f64() {
     const uint64_t b = u64();
     double v = 0;
@@ -105,8 +94,28 @@ class Reader {
     for (auto& i : v) i = i32();
     return v;
   }
+  std::vector<std::pair<std::string, std::string>> pairs() {
+    std::vector<std::pair<std::string, std::string>> v(count());
+    for (auto& [a, b] : v) {
+      a = str();
+      b = str();
+    }
+    return v;
+  }
 
  private:
+  template <class T>
+  T fixed() {
+    T v = 0;
+    if (!ok_ || d_.size() - pos_ < sizeof v) {
+      ok_ = false;
+      return 0;
+    }
+    std::memcpy(&v, d_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return v;
+  }
+
   std::string_view d_;
   size_t pos_ = 0;
   bool ok_ = true;
