@@ -153,12 +153,8 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   // a job's nodes without time sync: into the synced nodes' clock before anything is ordered
   if (opts.job_fleet && correlate::job_bundle(db.handle(), bundle_id))
     correlate::align_unsynced_clocks(db.handle(), bundle_id);
-  out.summary = prepared.rules.book
-                    ? correlate::run(db.handle(), bundle_id, *prepared.rules.book,
-                                     prepared.rules.fault_defs(), prepared.rules.restart_defs())
-                    : correlate::run(db.handle(), bundle_id, prepared.rules.correlate_files(),
-                                     prepared.rules.fault_defs(), prepared.rules.restart_defs(),
-                                     prepared.rules.codes);
+  out.summary = correlate::run(db.handle(), bundle_id, *prepared.rules.book,
+                               prepared.rules.fault_defs(), prepared.rules.restart_defs());
   {
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(db.handle(), "SELECT count(*) FROM hosts WHERE bundle_id = ?", -1, &s,

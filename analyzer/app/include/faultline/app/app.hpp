@@ -91,8 +91,8 @@ struct Rules {
   // the code tables of the codes/ files (from the rule cache when there is one; prepare() fills
   // it, null otherwise: correlate::run then parses them)
   std::shared_ptr<const correlate::CodeBook> codes;
-  // the diagnoses, compat and code tables parsed (from the rule cache when there is one; prepare()
-  // fills it, null otherwise: correlate::run then parses correlate_files())
+  // the diagnoses, compat and code tables parsed, as correlate::run reads them (from the rule cache
+  // when there is one; prepare() fills it, load_rules() does not)
   std::shared_ptr<const correlate::Book> book;
   // rules_digest of what the run uses: the signature roots (built-in, KB pack, each --rules DIR)
   // and then the merged classify/, diagnoses/ and compat/ files as one more root
