@@ -132,7 +132,7 @@ std::vector<KindRule> read_kind_table(const std::vector<RuleFile>& classify_rule
   for (const auto& f : classify_rules) {
     YAML::Node root;
     try {
-      root = YAML::Load(f.text);
+      root = YAML::Load(std::string(f.text));
     } catch (const YAML::Exception& e) {
       throw std::runtime_error(f.path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }

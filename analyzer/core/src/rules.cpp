@@ -34,8 +34,7 @@ const std::vector<RuleFile>& embedded_rules() {
   static const std::vector<RuleFile> files = [] {
     std::vector<RuleFile> out;
     out.reserve(embedded_rule_views().size());
-    for (const auto& v : embedded_rule_views())
-      out.push_back({std::string(v.path), std::string(v.text)});
+    for (const auto& v : embedded_rule_views()) out.push_back(RuleFile::embedded(v.path, v.text));
     return out;
   }();
   return files;
@@ -44,25 +43,20 @@ const std::vector<RuleFile>& embedded_rules() {
 std::vector<RuleFile> embedded_rules_under(std::string_view prefix) {
   std::vector<RuleFile> out;
   for (const auto& v : embedded_rule_views())
-    if (v.path.starts_with(prefix)) out.push_back({std::string(v.path), std::string(v.text)});
+    if (v.path.starts_with(prefix)) out.push_back(RuleFile::embedded(v.path, v.text));
   return out;
 }
 
 std::vector<RuleFile> merged_rules(const std::vector<std::filesystem::path>& extra_dirs) {
-  if (extra_dirs.empty()) {  // the embedded files, sorted by path already: one copy
-    std::vector<RuleFile> out;
-    out.reserve(embedded_rule_views().size());
-    for (const auto& v : embedded_rule_views())
-      out.push_back({std::string(v.path), std::string(v.text)});
-    return out;
-  }
-  std::map<std::string, std::string> m;
-  for (const auto& v : embedded_rule_views()) m[std::string(v.path)] = std::string(v.text);
+  if (extra_dirs.empty()) return embedded_rules();  // sorted by path already
+  std::map<std::string, RuleFile> m;
+  for (const auto& v : embedded_rule_views())
+    m[std::string(v.path)] = RuleFile::embedded(v.path, v.text);
   for (const auto& d : extra_dirs)
-    for (auto& f : read_rule_dir(d)) m[f.path] = std::move(f.text);
+    for (auto& f : read_rule_dir(d)) m[f.path] = std::move(f);
   std::vector<RuleFile> out;
   out.reserve(m.size());
-  for (auto& [p, t] : m) out.push_back({p, t});
+  for (auto& [p, f] : m) out.push_back(std::move(f));
   return out;
 }
 

@@ -140,7 +140,7 @@ CodeBook load_codes(const std::vector<RuleFile>& files) {
     };
     YAML::Node root;
     try {
-      root = YAML::Load(file.text);
+      root = YAML::Load(std::string(file.text));
     } catch (const YAML::Exception& e) {
       err(e.mark.line + 1, "YAML: " + e.msg);
       continue;

@@ -628,7 +628,7 @@ RuleBook load_rules(const std::vector<RuleFile>& files, std::shared_ptr<const Co
     if (!diag && !compat) continue;
     YAML::Node root;
     try {
-      root = YAML::Load(f.text);
+      root = YAML::Load(std::string(f.text));
     } catch (const YAML::Exception& e) {
       book.errors.push_back(f.path + ":" + std::to_string(e.mark.line + 1) + ": ?: YAML: " + e.msg);
       continue;

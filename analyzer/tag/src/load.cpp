@@ -527,7 +527,7 @@ std::vector<Signature> load_root(const std::vector<RuleFile>& files, RuleSet* ou
     const std::string family = file_stem(f.path);
     YAML::Node doc;
     try {
-      doc = YAML::Load(f.text);
+      doc = YAML::Load(std::string(f.text));
     } catch (const YAML::Exception& e) {
       cx.error(e.mark.line >= 0 ? e.mark.line + 1 : 1, "", "YAML: " + e.msg);
       continue;

@@ -80,7 +80,7 @@ CompareRules parse(const std::vector<RuleFile>& files, std::vector<std::string>&
   for (const auto& f : files) {
     YAML::Node doc;
     try {
-      doc = YAML::Load(f.text);
+      doc = YAML::Load(std::string(f.text));
     } catch (const YAML::Exception& e) {
       errors.push_back(f.path + ": " + e.what());
       continue;

@@ -195,7 +195,7 @@ Specs read_specs(const std::vector<RuleFile>& files) {
   for (const auto& f : files) {
     const std::string where = "facts: " + f.path;
     try {
-      const YAML::Node doc = YAML::Load(f.text);
+      const YAML::Node doc = YAML::Load(std::string(f.text));
       if (const auto d = doc["documents"])
         for (const auto& kv : d)
           t.docs.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
