@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "faultline/ingest/ingest.hpp"
+
 namespace faultline::ingest::detail {
 
 class Source {
@@ -20,9 +22,7 @@ class Source {
   virtual int64_t seek(int64_t /*offset*/, int /*whence*/) { return -1; }
   // Skips some bytes (a block) and returns how many; 0 at the end. Sources that can skip
   // without copying (archive entries, sparse holes) override it.
-  virtual size_t skip_some(std::vector<char>& scratch) {
-    return read(scratch.data(), scratch.size());
-  }
+  virtual size_t skip_some(Bytes& scratch) { return read(scratch.data(), scratch.size()); }
 };
 
 // UTF-16 (LE or BE; a byte order mark is dropped) decoded to UTF-8; unpaired surrogates and a

@@ -245,7 +245,7 @@ class MemSource final : public Source {
 // The first bytes of a stream, kept for sniffing and then served before the rest.
 class PeekSource final : public Source {
  public:
-  PeekSource(Source& next, std::vector<char>& buf) : next_(next), buf_(buf) {
+  PeekSource(Source& next, Bytes& buf) : next_(next), buf_(buf) {
     if (buf_.size() < kPeek) buf_.resize(kPeek);
     while (len_ < kPeek) {
       const size_t r = next_.read(buf_.data() + len_, kPeek - len_);
@@ -263,7 +263,7 @@ class PeekSource final : public Source {
     }
     return next_.read(buf, n);
   }
-  size_t skip_some(std::vector<char>& scratch) override {
+  size_t skip_some(Bytes& scratch) override {
     if (off_ < len_) {
       const size_t k = len_ - off_;
       off_ = len_;
@@ -276,7 +276,7 @@ class PeekSource final : public Source {
 
  private:
   Source& next_;
-  std::vector<char>& buf_;
+  Bytes& buf_;
   size_t len_ = 0;
   size_t off_ = 0;
 };
@@ -294,7 +294,7 @@ class PrefixSource final : public Source {
     }
     return next_.read(buf, n);
   }
-  size_t skip_some(std::vector<char>& scratch) override {
+  size_t skip_some(Bytes& scratch) override {
     if (off_ < head_.size()) {
       const size_t k = head_.size() - off_;
       off_ = head_.size();
@@ -363,7 +363,7 @@ struct Level {
   std::string label;  // name used in messages
   uint32_t depth = 0;
   std::vector<std::string> enclosing;  // archives around this one, outermost first
-  std::vector<char>* buf = nullptr;
+  Bytes* buf = nullptr;
   uint64_t consumed = 0;  // compressed bytes handed to libarchive
   uint64_t produced = 0;  // uncompressed member bytes read out of it
   uint64_t entries = 0;
@@ -475,8 +475,8 @@ class Walker {
   uint64_t drain(Source& s, bool count_total, const std::string& member);
   std::string unique(const std::string& path);
   std::string clean(std::string_view raw, const std::string& prefix, const std::string& shown_in);
-  std::vector<char>& peek_buf(uint32_t depth);
-  std::vector<char>& level_buf(uint32_t depth);
+  Bytes& peek_buf(uint32_t depth);
+  Bytes& level_buf(uint32_t depth);
   std::string& member_buf(uint32_t depth);
   bool count_member(const std::string& member);
   void open_nested(Source& s, const MemberInfo& info, uint32_t depth, bool compressed);
@@ -486,9 +486,9 @@ class Walker {
   Visitor& vis_;
   Result& res_;
   const ThreadUtf8Locale& loc_;
-  std::vector<char> scratch_;
+  Bytes scratch_;
   // deques: growing them keeps references to the buffers of the levels already open
-  std::deque<std::vector<char>> peek_bufs_, level_bufs_;
+  std::deque<Bytes> peek_bufs_, level_bufs_;
   std::deque<std::string> member_bufs_;
   std::vector<Level*> open_;  // archives being read, outermost first
   // sha256 + '\0' + base name of a nested archive -> the path it was read under
@@ -625,7 +625,7 @@ class EntrySource final : public Source {
     return got;
   }
   // Skips the rest of the current block (or hole) and returns the data bytes skipped.
-  size_t skip_some(std::vector<char>& /*scratch*/) override {
+  size_t skip_some(Bytes& /*scratch*/) override {
     const int64_t in_blk = blk_off_ + static_cast<int64_t>(blk_len_) - pos_;
     if (in_blk > 0 && pos_ >= blk_off_) {
       pos_ += in_blk;
@@ -829,12 +829,12 @@ std::string& Walker::member_buf(uint32_t depth) {
   return member_bufs_[depth];
 }
 
-std::vector<char>& Walker::peek_buf(uint32_t depth) {
+Bytes& Walker::peek_buf(uint32_t depth) {
   if (peek_bufs_.size() <= depth) peek_bufs_.resize(depth + 1);
   return peek_bufs_[depth];
 }
 
-std::vector<char>& Walker::level_buf(uint32_t depth) {
+Bytes& Walker::level_buf(uint32_t depth) {
   if (level_bufs_.size() <= depth) level_bufs_.resize(depth + 1);
   auto& b = level_bufs_[depth];
   if (b.size() < kBlock) b.resize(kBlock);
@@ -963,7 +963,7 @@ void Walker::nested_or_leaf(Source& s, MemberInfo info, uint32_t depth) {
   // small enough to hold: read it whole, and open it only when no identical archive was
   std::string& buf = member_buf(depth);
   buf.clear();
-  std::vector<char>& block = level_buf(depth);
+  Bytes& block = level_buf(depth);
   while (buf.size() <= kDedupBytes) {
     const size_t r = ps.read(block.data(), std::min(block.size(), kDedupBytes + 1 - buf.size()));
     if (r == 0) break;
