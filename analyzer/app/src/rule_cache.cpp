@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "faultline/core/binio.hpp"
+#include "faultline/core/mapped_file.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/parse/fact_shapes.hpp"
 
@@ -214,32 +215,31 @@ std::string rule_cache_key(const std::vector<std::vector<RuleFile>>& roots) {
   return rule_cache_key_of(rules_digest(roots));
 }
 
-std::optional<std::string> load_cached_blob(const fs::path& dir, const std::string& key,
-                                            const char* ext) {
+// A cache file's payload, mapped (core/mapped_file.hpp): the bytes after its header.
+struct CachedBlob {
+  MappedFile file;
+  size_t head = 0;
+  std::string_view payload() const { return file.bytes().substr(head); }
+};
+
+std::optional<CachedBlob> load_cached_blob(const fs::path& dir, const std::string& key,
+                                           const char* ext) {
   if (dir.empty()) return std::nullopt;
-  // one read of the whole file (an istreambuf_iterator copy cost ~20 instructions a byte)
-  std::FILE* in = std::fopen(cache_file(dir, key, ext).c_str(), "rb");
-  if (in == nullptr) return std::nullopt;
-  std::string data;
-  struct stat st {};
-  if (::fstat(::fileno(in), &st) == 0 && st.st_size > 0) {
-    data.resize(static_cast<size_t>(st.st_size));
-    data.resize(std::fread(data.data(), 1, data.size(), in));
-  }
-  std::fclose(in);
+  auto file = MappedFile::open(cache_file(dir, key, ext));
+  if (!file) return std::nullopt;
   // magic, key, sha256 of the payload, payload
   // The payload's sha256 is written but not verified on read (issue 38: hashing the ~2 MB of
   // cached forms was a tenth of a small node's CPU). The file is renamed into place whole, its
   // name and header carry the key, and both readers refuse a payload they do not consume
   // exactly, with every count bounded by the bytes left: a truncated or foreign file is parsed
   // again.
+  const std::string_view data = file->bytes();
   const size_t head = kMagic.size() + 64 + 1 + 64 + 1;
   if (data.size() < head || data.compare(0, kMagic.size(), kMagic) != 0) return std::nullopt;
   if (data.compare(kMagic.size(), 64, key) != 0 || data[kMagic.size() + 64] != '\n' ||
       data[head - 1] != '\n')
     return std::nullopt;
-  data.erase(0, head);
-  return data;
+  return CachedBlob{std::move(*file), head};
 }
 
 void store_cached_blob(const fs::path& dir, const std::string& key, const char* ext,
@@ -279,7 +279,7 @@ void store_cached_blob(const fs::path& dir, const std::string& key, const char* 
 std::optional<tag::RuleSet> load_cached_rules(const fs::path& dir, const std::string& key) {
   const auto payload = load_cached_blob(dir, key, ".rules");
   if (!payload) return std::nullopt;
-  return deserialize_rules(*payload);
+  return deserialize_rules(payload->payload());
 }
 
 void store_cached_rules(const fs::path& dir, const std::string& key, const tag::RuleSet& rs) {
@@ -296,7 +296,7 @@ std::shared_ptr<const correlate::CodeBook> cached_codes(const std::vector<RuleFi
                           : digest.empty() ? rule_cache_key({codes})
                                            : rule_cache_key_of(digest);
   if (auto payload = load_cached_blob(dir, key, ".codes"))
-    if (auto book = correlate::deserialize_codes(*payload))
+    if (auto book = correlate::deserialize_codes(payload->payload()))
       return std::make_shared<const correlate::CodeBook>(std::move(*book));
   if (codes.empty()) codes = rules_under(files, "codes/");
   auto book = std::make_shared<const correlate::CodeBook>(correlate::load_codes(codes));
@@ -309,7 +309,7 @@ std::vector<classify::KindRule> cached_kind_table(const std::vector<RuleFile>& c
                                                   const fs::path& dir) {
   const std::string key = dir.empty() ? std::string() : rule_cache_key({classify_rules});
   if (auto payload = load_cached_blob(dir, key, ".kinds"))
-    if (auto table = classify::deserialize_kind_table(*payload)) return std::move(*table);
+    if (auto table = classify::deserialize_kind_table(payload->payload())) return std::move(*table);
   auto table = classify::read_kind_table(classify_rules);
   store_cached_blob(dir, key, ".kinds", classify::serialize_kind_table(table));
   return table;
@@ -319,7 +319,7 @@ void use_cached_fact_shapes(const fs::path& dir) {
   if (dir.empty() || parse::fact_shapes_loaded()) return;
   const std::string key = rule_cache_key_of(embedded_digests().all);
   if (auto payload = load_cached_blob(dir, key, ".shapes"))
-    if (parse::use_fact_shapes_form(*payload)) return;
+    if (parse::use_fact_shapes_form(payload->payload())) return;
   const std::string form = parse::fact_shapes_form();
   if (parse::use_fact_shapes_form(form)) store_cached_blob(dir, key, ".shapes", form);
 }
@@ -327,7 +327,7 @@ void use_cached_fact_shapes(const fs::path& dir) {
 std::shared_ptr<const correlate::Book> cached_book(const Rules& rules, const fs::path& dir) {
   const std::string key = dir.empty() ? std::string() : rule_cache_key_of(rules.digest);
   if (auto payload = load_cached_blob(dir, key, ".book"))
-    if (auto book = correlate::Book::deserialize(*payload, rules.codes))
+    if (auto book = correlate::Book::deserialize(payload->payload(), rules.codes))
       return std::make_shared<const correlate::Book>(std::move(*book));
   auto book = std::make_shared<const correlate::Book>(
       correlate::Book::parse(rules.correlate_files(), rules.codes));

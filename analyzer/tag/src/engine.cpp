@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "engine_internal.hpp"
+#include "faultline/core/mapped_file.hpp"
 #include "faultline/core/sha256.hpp"
 #include "faultline/tag/tag.hpp"
 
@@ -304,30 +305,21 @@ std::string where(const Signature& s, size_t pattern) {
   return s.file + ":" + std::to_string(line) + ": " + s.id;
 }
 
-bool read_file(const std::filesystem::path& p, std::string* out) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return static_cast<bool>(in) || in.eof();
-}
-
 DbPtr load_cache(const std::filesystem::path& file, std::string* warning) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return nullptr;
-  std::string bytes;
-  if (!read_file(file, &bytes)) {
+  const auto mapped = MappedFile::open(file);  // core/mapped_file.hpp: no copy of the file
+  if (!mapped) {
     *warning = file.string() + ": cannot be read";
     return nullptr;
   }
+  const std::string_view bytes = mapped->bytes();
   if (bytes.size() < sizeof kCacheMagic + 32 ||
       std::memcmp(bytes.data(), kCacheMagic, sizeof kCacheMagic) != 0) {
     *warning = file.string() + ": not a faultline cache file, recompiled";
     return nullptr;
   }
-  const std::string_view payload(bytes.data() + sizeof kCacheMagic + 32,
-                                 bytes.size() - sizeof kCacheMagic - 32);
+  const std::string_view payload = bytes.substr(sizeof kCacheMagic + 32);
   // The sha256 after the magic is written but not verified here (issue 38: hashing the ~2 MB
   // database was 5% of a small node's CPU): hs_deserialize_database checks the header (magic,
   // version, platform, length) and the CRC32C of the whole bytecode itself and refuses a database
@@ -347,8 +339,9 @@ DbPtr load_cache(const std::filesystem::path& file, std::string* warning) {
 // a new key, so old databases pile up: those of other keys unused (mtime: written or last loaded)
 // for kCacheMaxAge are removed, then all but the kCacheKeep most recently used. Temporary files
 // of writers that died are removed after an hour. Removing is safe for a process using an old
-// file: it has read the whole file before deserializing, and writers only ever rename complete
-// files into place, so a reader sees a whole file or none. Errors are ignored (best effort).
+// file: it has mapped or read the whole file (an unlinked file stays mapped), and writers only ever
+// rename complete files into place, so a reader sees a whole file or none. Errors are ignored (best
+// effort).
 void prune_cache(const std::filesystem::path& dir, const std::filesystem::path& current) {
   namespace fs = std::filesystem;
   std::error_code ec;
