@@ -154,7 +154,7 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   if (opts.job_fleet && correlate::job_bundle(db.handle(), bundle_id))
     correlate::align_unsynced_clocks(db.handle(), bundle_id);
   out.summary = correlate::run(db.handle(), bundle_id, *prepared.rules.book,
-                               prepared.rules.fault_defs(), prepared.rules.restart_defs());
+                               prepared.fault_defs, prepared.restart_defs);
   {
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(db.handle(), "SELECT count(*) FROM hosts WHERE bundle_id = ?", -1, &s,

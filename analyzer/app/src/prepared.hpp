@@ -21,7 +21,13 @@ struct Prepared {
   // composite files' sections when the pass runs on two threads (a Classifier keeps PCRE2 match
   // data: one per thread), built by the writing thread at the first composite file
   std::unique_ptr<classify::Classifier> section_cls;
-  std::unique_ptr<tag::Engine> engine;  // null when there are no signatures
+  // rules.fault_defs() and rules.restart_defs(), made once (a fleet worker used to make them
+  // for every bundle)
+  std::vector<correlate::FaultDef> fault_defs;
+  std::vector<correlate::RestartDef> restart_defs;
+  // null when there are no signatures; reads rules.signatures (Engine::build_borrowing): declared
+  // after `rules`, destroyed before it
+  std::unique_ptr<tag::Engine> engine;
   pipeline::Span span;                  // what preparing cost
 };
 

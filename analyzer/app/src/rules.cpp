@@ -318,6 +318,8 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   p->rules.book = cached_book(p->rules, cache);
   use_cached_fact_shapes(cache);
   count_kb(p->rules);
+  p->fault_defs = p->rules.fault_defs();
+  p->restart_defs = p->rules.restart_defs();
   const tag::RuleSet& ruleset = p->rules.signatures;
   if (!ruleset.errors.empty()) {
     std::vector<std::string> errors = ruleset.errors;
@@ -328,7 +330,8 @@ std::unique_ptr<Prepared> prepare(const Options& opts) {
   }
   if (!ruleset.signatures.empty()) {
     std::string err;
-    p->engine = tag::Engine::build(ruleset, cache, &err);
+    // p->rules outlives p->engine (declared before it in Prepared) and is not changed after
+    p->engine = tag::Engine::build_borrowing(ruleset, cache, &err);
     if (!p->engine) throw std::runtime_error(err);
   }
   t.stop();

@@ -124,7 +124,7 @@ class ScannerImpl final : public Scanner {
 
 class EngineImpl final : public Engine {
  public:
-  [[nodiscard]] const std::vector<Signature>& signatures() const override { return sigs_; }
+  [[nodiscard]] const std::vector<Signature>& signatures() const override { return *sigs_; }
   void scan(std::string_view chunk, std::string_view kind,
             const std::function<void(const Hit&)>& fn) const override {
     default_scanner_->scan(chunk, kind, fn);
@@ -143,7 +143,8 @@ class EngineImpl final : public Engine {
     return it == by_id_.end() ? -1 : static_cast<int64_t>(it->second);
   }
 
-  bool init(const RuleSet& rules, const std::filesystem::path& cache_dir, std::string* error);
+  bool init(const RuleSet& rules, bool borrow, const std::filesystem::path& cache_dir,
+            std::string* error);
 
   // Per kind: which signatures apply. kinds_[""] = all; unknown kinds use `other_`.
   const uint8_t* applies(std::string_view kind) const {
@@ -153,7 +154,8 @@ class EngineImpl final : public Engine {
     return other_.data();
   }
 
-  std::vector<Signature> sigs_;
+  std::vector<Signature> own_sigs_;                  // a copy of the rule set's (build)
+  const std::vector<Signature>* sigs_ = &own_sigs_;  // the rule set's own (build_borrowing)
   std::map<std::string, uint32_t, std::less<>> by_id_;
   std::vector<uint32_t> expr_sig_;  // expression id -> signature index
   std::vector<uint8_t> verify_;     // per signature: hits re-checked on their line
@@ -222,7 +224,7 @@ void ScannerImpl::scan(std::string_view chunk, std::string_view kind,
                        const std::function<void(const Hit&)>& fn) {
   if (!e_->db_ || chunk.empty()) return;
   const uint8_t* applies = e_->applies(kind);
-  const size_t n = e_->sigs_.size();
+  const size_t n = e_->sigs_->size();
   hits_.clear();
   last_begin_.assign(n, 0);
   last_end_.assign(n, SIZE_MAX);
@@ -406,15 +408,20 @@ void store_cache(const hs_database_t* db, const std::filesystem::path& file, std
   prune_cache(file.parent_path(), file);
 }
 
-bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_dir,
+bool EngineImpl::init(const RuleSet& rules, bool borrow, const std::filesystem::path& cache_dir,
                       std::string* error) {
-  sigs_ = rules.signatures;
-  const size_t n = sigs_.size();
+  if (borrow) {
+    sigs_ = &rules.signatures;
+  } else {
+    own_sigs_ = rules.signatures;
+    sigs_ = &own_sigs_;
+  }
+  const size_t n = sigs_->size();
   verify_.assign(n, 0);
   all_.assign(n, 1);
   other_.assign(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    const Signature& s = sigs_[i];
+    const Signature& s = (*sigs_)[i];
     by_id_.emplace(s.id, i);
     if (s.kinds.empty()) {
       other_[i] = 1;
@@ -429,7 +436,7 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
   for (auto& [k, v] : kinds_) {
     if (k == "binary") continue;
     for (size_t i = 0; i < n; ++i)
-      if (sigs_[i].kinds.empty()) v[i] = 1;
+      if ((*sigs_)[i].kinds.empty()) v[i] = 1;
   }
   if (!kinds_.count("binary")) kinds_["binary"].assign(n, 0);
 
@@ -445,7 +452,7 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
     key.update(std::to_string(plat.tune) + "/" + std::to_string(plat.cpu_features));
   }
   for (uint32_t i = 0; i < n; ++i) {
-    const Signature& s = sigs_[i];
+    const Signature& s = (*sigs_)[i];
     if (!s.active()) continue;
     for (size_t p = 0; p < s.patterns.size(); ++p) {
       const auto id = static_cast<unsigned>(exprs.size());
@@ -475,7 +482,7 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
   pcre2_set_heap_limit(mctx_.get(), kCaptureHeapLimitKiB);
   caps_.resize(n);
   for (uint32_t i = 0; i < n; ++i) {
-    const Signature& s = sigs_[i];
+    const Signature& s = (*sigs_)[i];
     if (s.capture.empty() || !s.active()) continue;
     int err = 0;
     PCRE2_SIZE erroff = 0;
@@ -525,7 +532,8 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
         if (cerr && cerr->expression >= 0 &&
             static_cast<size_t>(cerr->expression) < origin.size()) {
           const auto [si, pi] = origin[static_cast<size_t>(cerr->expression)];
-          *error = where(sigs_[si], pi) + ": pattern `" + sigs_[si].patterns[pi] + "`: " + msg;
+          *error =
+              where((*sigs_)[si], pi) + ": pattern `" + (*sigs_)[si].patterns[pi] + "`: " + msg;
         } else {
           *error = "Hyperscan: " + msg;
         }
@@ -547,15 +555,28 @@ bool EngineImpl::init(const RuleSet& rules, const std::filesystem::path& cache_d
 
 }  // namespace
 
-std::unique_ptr<Engine> Engine::build(const RuleSet& rules, const std::filesystem::path& cache_dir,
-                                      std::string* error) {
+namespace {
+std::unique_ptr<Engine> build_engine(const RuleSet& rules, bool borrow,
+                                     const std::filesystem::path& cache_dir, std::string* error) {
   auto e = std::make_unique<EngineImpl>();
   std::string err;
-  if (!e->init(rules, cache_dir, &err)) {
+  if (!e->init(rules, borrow, cache_dir, &err)) {
     if (error) *error = err;
     return nullptr;
   }
   return e;
+}
+}  // namespace
+
+std::unique_ptr<Engine> Engine::build(const RuleSet& rules, const std::filesystem::path& cache_dir,
+                                      std::string* error) {
+  return build_engine(rules, false, cache_dir, error);
+}
+
+std::unique_ptr<Engine> Engine::build_borrowing(const RuleSet& rules,
+                                                const std::filesystem::path& cache_dir,
+                                                std::string* error) {
+  return build_engine(rules, true, cache_dir, error);
 }
 
 }  // namespace faultline::tag
