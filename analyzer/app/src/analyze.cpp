@@ -153,8 +153,8 @@ Outcome analyze_prepared(store::Db& db, const std::filesystem::path& bundle, con
   // a job's nodes without time sync: into the synced nodes' clock before anything is ordered
   if (opts.job_fleet && correlate::job_bundle(db.handle(), bundle_id))
     correlate::align_unsynced_clocks(db.handle(), bundle_id);
-  out.summary = correlate::run(db.handle(), bundle_id, *prepared.rules.book,
-                               prepared.fault_defs, prepared.restart_defs);
+  out.summary = correlate::run(db.handle(), bundle_id, *prepared.rules.book, prepared.fault_defs,
+                               prepared.restart_defs);
   {
     sqlite3_stmt* s = nullptr;
     sqlite3_prepare_v2(db.handle(), "SELECT count(*) FROM hosts WHERE bundle_id = ?", -1, &s,

@@ -28,7 +28,7 @@ struct Prepared {
   // null when there are no signatures; reads rules.signatures (Engine::build_borrowing): declared
   // after `rules`, destroyed before it
   std::unique_ptr<tag::Engine> engine;
-  pipeline::Span span;                  // what preparing cost
+  pipeline::Span span;  // what preparing cost
 };
 
 // Loads the rules (embedded + opts.rule_dirs), the classifiers and the signature database
