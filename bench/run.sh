@@ -287,12 +287,12 @@ if [ "$do_fleet" = 1 ]; then
     "$fl" fleet "$fl_dir" -j 1 --cache-dir "$work/cache" -q -o /dev/null
     wait
     p1=$(now)
-    j1=$(awk '{print $NF}' <<<"$(cat "$work/out/fleet1.wall")")
-    j2=$(awk '{print $NF}' <<<"$(cat "$work/out/fleet2.wall")")
-    awk -v a="$j1" -v p="$(awk -v a="$p0" -v b="$p1" 'BEGIN { print b - a }')" \
-      'BEGIN { printf "%.3f ", 2 * a / p }' >>"$work/out/pair.ceiling"
-    awk -v a="$j1" -v b="$j2" -v p="$(awk -v a="$p0" -v b="$p1" 'BEGIN { print b - a }')" \
-      'BEGIN { printf "%.3f ", (a / b) / (2 * a / p) }' >>"$work/out/pair.share"
+    # this round's -j 1 and -j 2 walls: the last of each file; pair: both -j 1 runs at once
+    j1=$(awk '{print $NF}' "$work/out/fleet1.wall")
+    j2=$(awk '{print $NF}' "$work/out/fleet2.wall")
+    awk -v a="$j1" -v b="$j2" -v p0="$p0" -v p1="$p1" -v cf="$work/out/pair.ceiling" \
+      -v sf="$work/out/pair.share" \
+      'BEGIN { c = 2 * a / (p1 - p0); printf "%.3f ", c >>cf; printf "%.3f ", (a / b) / c >>sf }'
   done
   f1=$(med fleet1 wall); f2=$(med fleet2 wall)
   echo
